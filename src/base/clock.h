@@ -1,0 +1,94 @@
+// Time and cancellation, injected everywhere a loop waits (as the seed
+// injects `now` and waits on ctx.Done()), so that loops are tested in
+// milliseconds with a FakeClock instead of sleeps.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace carlos {
+
+using SystemTime = std::chrono::system_clock::time_point;
+using Seconds = std::chrono::seconds;
+using Milliseconds = std::chrono::milliseconds;
+
+// Stop is a one-way cancellation flag shared by a loop and whoever ends it:
+// the SIGTERM/SIGINT handler, a parent loop, a test. It plays the part of the
+// seed's ctx.Done(). Thread-safe: any thread may Request, any may wait.
+class Stop {
+ public:
+  // Marks the stop as requested and wakes every waiter. Idempotent.
+  void Request();
+  // True once Request has been called.
+  bool requested() const;
+  // Blocks the calling thread for up to `timeout` of real time; returns true
+  // as soon as a stop is requested (at once if it already was), false when
+  // the timeout passes first.
+  bool WaitFor(Milliseconds timeout) const;
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  bool requested_ = false;
+};
+
+// Clock is the wall clock and the wait between loop iterations.
+// Implementations must be thread-safe.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // The current wall-clock time (UTC).
+  virtual SystemTime Now() = 0;
+  // Waits `d` (the seed's `time.After(d)`); returns false when `stop` is
+  // requested before or during the wait (the seed's `<-ctx.Done()`), true
+  // when the whole wait passed. Never fails otherwise.
+  virtual bool Sleep(Milliseconds d, const Stop& stop) = 0;
+};
+
+// The process's real clock: system_clock and Stop::WaitFor. Never null; lives
+// for the whole process.
+Clock* RealClock();
+
+// FakeClock is a Clock for tests: Now() starts at `start` and only moves when
+// Sleep or Advance is called; Sleep returns at once, having advanced the
+// time by `d`, unless `stop` is already requested. A hook, if set, runs after
+// each Sleep's advance (a test uses it to change the world or request a stop
+// at a given simulated time). Thread-safe.
+class FakeClock : public Clock {
+ public:
+  explicit FakeClock(SystemTime start);
+  SystemTime Now() override;
+  bool Sleep(Milliseconds d, const Stop& stop) override;
+  // Moves the time forward by `d`.
+  void Advance(Milliseconds d);
+  // Sets the hook run after every Sleep's advance (may be empty).
+  void OnSleep(std::function<void(SystemTime now)> hook);
+  // The number of Sleep calls so far.
+  int sleeps() const;
+
+ private:
+  mutable std::mutex mu_;
+  SystemTime now_;
+  std::function<void(SystemTime)> hook_;
+  int sleeps_ = 0;
+};
+
+// Formats `t` as RFC 3339 in UTC with nanoseconds, trailing zeros trimmed, as
+// Go's time.RFC3339Nano does: "2026-11-29T18:56:26.123Z".
+std::string FormatRfc3339Nano(SystemTime t);
+// Formats `t` as RFC 3339 in UTC at second precision: "2026-11-29T18:56:26Z".
+std::string FormatRfc3339(SystemTime t);
+// Parses an RFC 3339 UTC time ("...Z", optional fraction up to nanoseconds);
+// false (and `out` untouched) on anything else, including offsets other
+// than Z.
+bool ParseRfc3339(std::string_view s, SystemTime* out);
+
+// Formats a duration as Go's time.Duration String does for whole and
+// fractional seconds and minutes: "15s", "1m0s", "500ms", "2m30s".
+std::string FormatDuration(Milliseconds d);
+
+}  // namespace carlos

@@ -1,0 +1,47 @@
+// The `carlos` command's subcommands. main.cc makes the top-level groups
+// (agent, store, system, boxes, dev, version); each part of the project adds
+// its own commands to them from its own file, so that parts never edit a
+// shared table.
+//
+// Every Add* function registers commands on the CLI11 app it is given and,
+// for each command, a callback that stores the command's action in
+// `*action`. main runs the action after parsing and exits with the int it
+// returns (0 success, 1 failure, 2 usage). Actions report their own errors
+// (one clear line on stderr) before returning non-zero.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace carlos::cli {
+
+using Action = std::function<int()>;
+
+// `carlos version`.
+void AddVersionCommand(CLI::App& root, Action* action);
+// `carlos store get|put|ls|rm` (issue 2).
+void AddStoreCommands(CLI::App& store, Action* action);
+// `carlos agent` (issue 5).
+void AddAgentCommand(CLI::App& agent, Action* action);
+// `carlos system join|guard-exec|guard-status` (issue 6).
+void AddSystemCommands(CLI::App& system, Action* action);
+// `carlos boxes keygen` (issue 3).
+void AddKeygenCommand(CLI::App& boxes, Action* action);
+// `carlos boxes auto-enroll|invite|enroll|retire|list` (issue 7).
+void AddBoxesCommands(CLI::App& boxes, Action* action);
+// `carlos dev imds` (issue 4).
+void AddDevImdsCommand(CLI::App& dev, Action* action);
+// `carlos dev region` (issue 8).
+void AddDevRegionCommand(CLI::App& dev, Action* action);
+
+// Rewrites Go-style long flags to GNU style so that CLI11 reads both, as the
+// existing Go CLI's users type both: "-http" -> "--http", "-http=:80" ->
+// "--http=:80". A single dash followed by one character ("-h") is left as a
+// short flag; nothing after a bare "--" is touched (guard-exec passes the
+// agent's own command line through). Returns the rewritten argv (argv[0]
+// included).
+std::vector<std::string> NormalizeGoFlags(int argc, const char* const* argv);
+
+}  // namespace carlos::cli

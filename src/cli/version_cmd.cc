@@ -1,0 +1,18 @@
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "host/version.h"
+
+namespace carlos::cli {
+
+void AddVersionCommand(CLI::App& root, Action* action) {
+  CLI::App* cmd = root.add_subcommand("version", "Print the release and the platform");
+  cmd->callback([action] {
+    *action = [] {
+      std::printf("carlos %s %s\n", carlos::Release().c_str(), carlos::Platform().c_str());
+      return 0;
+    };
+  });
+}
+
+}  // namespace carlos::cli

@@ -1,0 +1,130 @@
+// The deployment store (DESIGN.md, "The deployment store"): the
+// deployment's only durable state, one interface over two backends — a
+// directory (CARLOS_DEPLOYMENT_DIR, the embedded default) and an S3 bucket
+// (CARLOS_DEPLOYMENT_BUCKET). Keys are '/'-separated paths such as
+// "control/boxes/web-1.json".
+//
+// Create-only and compare-and-swap puts are what make the protocol safe with
+// many writers (agents, root, several enrollers): a writer that loses a race
+// gets kPreconditionFailed and nothing of the winner's document is lost.
+//
+// Errors every method may return (Status codes, see base/status.h):
+//   kInvalidArgument  the key is not valid (ValidateKey says why);
+//   kNotFound         the key does not exist (Get, Delete, Put with kIfMatch
+//                     is kPreconditionFailed instead, as S3 answers 412);
+//   kPreconditionFailed  a Put's condition did not hold;
+//   kUnavailable      transient (network, 5xx, SlowDown, disk full): the
+//                     backend already retried with backoff within its
+//                     deadline before returning this;
+//   kDenied           credentials or permissions refused it;
+//   kCorrupt          the backend answered something unreadable;
+//   kUnknownOutcome   a conditional write's answer was lost and reading the
+//                     key back could not tell whether it landed.
+//
+// Thread-safety: every Store implementation is safe for concurrent use from
+// many threads, and the directory backend's conditions hold across
+// processes.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/env.h"
+#include "base/status.h"
+
+namespace carlos {
+
+// The most bytes one stored object may have. DESIGN.md caps protocol
+// documents at 64 KiB; the store allows more so that it can refuse those
+// with the documents' own error, but bounds what a reader will pull.
+inline constexpr size_t kMaxObjectBytes = 1 << 20;
+
+// A key's most bytes (S3's own limit is 1024).
+inline constexpr size_t kMaxKeyBytes = 1024;
+
+// Returns OK when `key` is a valid store key: 1 to 1024 bytes of printable
+// ASCII (0x21-0x7e, so no spaces or control bytes), '/'-separated segments,
+// none empty, none "." or "..", no leading or trailing '/'. Otherwise
+// kInvalidArgument naming the rule broken.
+Status ValidateKey(std::string_view key);
+
+// Returns OK when `prefix` is a valid list prefix: "" (everything) or a
+// string that ValidateKey would accept once completed — printable ASCII, no
+// empty segment, no "." or ".." segment, no leading '/'; a trailing '/' is
+// allowed.
+Status ValidatePrefix(std::string_view prefix);
+
+// An object as read: its bytes and its version tag. The tag is opaque to
+// callers: it changes whenever the object's bytes change and is what
+// PutCondition::kIfMatch compares. (S3: the ETag without quotes. Directory:
+// a SHA-256 of the bytes, hex.)
+struct Object {
+  std::string data;
+  std::string version;
+};
+
+enum class PutCondition {
+  kNone,        // Write unconditionally (last writer wins).
+  kCreateOnly,  // Write only when the key does not exist (S3 If-None-Match: *).
+  kIfMatch,     // Write only when the key's version tag equals `if_match` (S3 If-Match).
+};
+
+struct PutOptions {
+  PutCondition condition = PutCondition::kNone;
+  std::string if_match;  // The version tag, for kIfMatch only.
+};
+
+// One page of a listing: keys in ascending byte order, and the token for the
+// next page ("" when this is the last page).
+struct ListPage {
+  std::vector<std::string> keys;
+  std::string next_token;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Reads `key`. Errors: kNotFound when absent; kCorrupt when it is larger
+  // than kMaxObjectBytes; others as above.
+  virtual StatusOr<Object> Get(std::string_view key) = 0;
+
+  // Writes `data` at `key` under `options`; returns the new version tag.
+  // Errors: kPreconditionFailed when the condition does not hold (an
+  // existing key for kCreateOnly; a missing key or another version for
+  // kIfMatch); kInvalidArgument for data larger than kMaxObjectBytes;
+  // kUnknownOutcome as above; others as above. A failed Put leaves the key
+  // exactly as it was.
+  virtual StatusOr<std::string> Put(std::string_view key, std::string_view data,
+                                    const PutOptions& options) = 0;
+
+  // Lists up to `max_keys` (1..1000) keys that start with `prefix`, in
+  // ascending order, after the page named by `token` ("" for the first
+  // page). Errors: kInvalidArgument for a bad prefix or max_keys; others as
+  // above.
+  virtual StatusOr<ListPage> List(std::string_view prefix, std::string_view token,
+                                  int max_keys) = 0;
+
+  // Deletes `key`. OK when it did not exist (as S3's DELETE is); errors as
+  // above.
+  virtual Status Delete(std::string_view key) = 0;
+
+  // A short description for log lines: "dir /srv/deploy" or
+  // "s3://bucket (endpoint http://127.0.0.1:7480)".
+  virtual std::string Describe() const = 0;
+};
+
+// Lists every key under `prefix`, following pages. Errors as Store::List.
+StatusOr<std::vector<std::string>> ListAll(Store& store, std::string_view prefix);
+
+// Opens the deployment store the environment names (DESIGN.md, "Switches
+// and settings"): CARLOS_DEPLOYMENT_BUCKET (S3; with CARLOS_S3_ENDPOINT,
+// AWS_* credentials and AWS_REGION) or else CARLOS_DEPLOYMENT_DIR
+// (directory). Errors: kInvalidArgument when neither or both are set, or a
+// setting is malformed, with a message that says which variable to set.
+StatusOr<std::unique_ptr<Store>> OpenStore(const Getenv& getenv);
+
+}  // namespace carlos
