@@ -165,6 +165,36 @@ TEST_F(S3FaultTest, PersistentFailureIsUnavailableAtTheDeadline) {
   EXPECT_EQ(direct_->Get("never").status().code(), Code::kNotFound);
 }
 
+// The default deadline and backoff, on a fake clock: the retries spread
+// over the 20 s deadline and stop before it, in milliseconds of real time.
+TEST_F(S3FaultTest, DefaultBackoffStaysWithinTheDeadline) {
+  FaultProxy proxy(upstream_port_, [](int, const std::string&) { return Fault::k500; });
+  FakeClock clock(SystemTime{} + std::chrono::hours(1000));
+  S3StoreOptions o = TestS3Options(server_, bucket_);
+  S3StoreOptions defaults;
+  o.endpoint = "http://127.0.0.1:" + std::to_string(proxy.port());
+  o.deadline = defaults.deadline;
+  o.backoff_initial = defaults.backoff_initial;
+  o.backoff_max = defaults.backoff_max;
+  o.clock = &clock;
+  ASSERT_EQ(o.deadline, Milliseconds(20000));
+  auto start = clock.Now();
+  auto real_start = std::chrono::steady_clock::now();
+  auto got = std::move(S3Store::Open(o)).value()->Get("k");
+  EXPECT_EQ(got.status().code(), Code::kUnavailable);
+  EXPECT_THAT(got.status().message(), HasSubstr("deadline 20s"));
+  EXPECT_LE(clock.Now() - start, std::chrono::seconds(20));
+  EXPECT_GE(clock.Now() - start, std::chrono::seconds(10)) << "backoff uses most of the deadline";
+  size_t attempts = proxy.requests().size();
+  EXPECT_EQ(attempts, static_cast<size_t>(clock.sleeps()) + 1);
+  // Full jitter averages half the cap: ~1.6 s over the first five waits,
+  // then ~1 s each, so about 20 attempts; far fewer would mean no backoff
+  // growth cap, far more no backoff at all.
+  EXPECT_GE(attempts, 10u);
+  EXPECT_LE(attempts, 200u);
+  EXPECT_LT(std::chrono::steady_clock::now() - real_start, std::chrono::seconds(5));
+}
+
 TEST_F(S3FaultTest, GarbageListingIsCorrupt) {
   ASSERT_TRUE(direct_->Put("g/a", "a", {}).ok());
   FaultProxy proxy(upstream_port_, [](int, const std::string&) { return Fault::kGarbage200; });
