@@ -401,7 +401,10 @@ TEST_F(SelectModeTest, ARefusedEdgesFileStillReferences) {
 
 TEST_F(SelectModeTest, EachUnreadableKeyIsModeUnknown) {
   auto [r, i, g] = Ready();
-  store_[identity::RetiredKey("web-1")] = "x";  // Read, so that its error matters.
+  // A retirement of an earlier record: read (so that its read error
+  // matters), and ignored.
+  store_[identity::RetiredKey("web-1")] =
+      RetirementBytes("web-1", "sha256:" + std::string(64, 'a'), enroll_);
   for (const std::string& key :
        {identity::RetiredKey("web-1"), identity::RecordKey("web-1"),
         identity::EnrollmentKey("web-1"), identity::InvitationKey("web-1")}) {
