@@ -17,9 +17,9 @@ RecordResult TryRecordOnce(const RecordLoop& loop, const std::string& box, std::
       *why = st.message();
       return RecordResult::kConflict;
     }
-    if (!(parsed->doc.public_key == loop.box_key.public_key())) {
+    if (!(parsed->doc.public_key == loop.box_key->public_key())) {
       *why = "it holds another key (" + parsed->doc.public_key.ToString() + ") than this box's (" +
-             loop.box_key.public_key().ToString() + ")";
+             loop.box_key->public_key().ToString() + ")";
       return RecordResult::kConflict;
     }
     return RecordResult::kInPlace;
@@ -33,7 +33,7 @@ RecordResult TryRecordOnce(const RecordLoop& loop, const std::string& box, std::
     *why = record.status().ToString();
     return RecordResult::kFailed;
   }
-  StatusOr<std::string> bytes = identity::SignIdentityRecord(*record, loop.box_key);
+  StatusOr<std::string> bytes = identity::SignIdentityRecord(*record, *loop.box_key);
   if (!bytes.ok()) {
     *why = bytes.status().ToString();
     return RecordResult::kFailed;

@@ -22,8 +22,8 @@ struct RecordLoop {
   // The deployment store. Never null; outlives the loop.
   Store* store = nullptr;
   // The box key: signs the record, and is the key a record in place must
-  // hold.
-  identity::PrivateKey box_key;
+  // hold. Never null; outlives the loop.
+  const identity::PrivateKey* box_key = nullptr;
   // Builds the record to write (label, region, machine id, instance id and
   // its attestation from IMDS or unattested, group reference, release,
   // platform, public key, now). Called only when no record is in place; an
