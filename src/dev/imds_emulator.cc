@@ -148,7 +148,14 @@ struct ImdsEmulator::Box {
     return Answer(r);
   }
 
-  net::HttpResponse Answer(const net::HttpRequest& r) {
+  net::HttpResponse Answer(const net::HttpRequest& req) {
+    // IMDS treats "//latest/..." as "/latest/..." (AWS's JavaScript client
+    // sends the former when the endpoint has no path).
+    net::HttpRequest r = req;
+    r.path.clear();
+    for (char c : req.path) {
+      if (!(c == '/' && !r.path.empty() && r.path.back() == '/')) r.path += c;
+    }
     SystemTime now = clock->Now();
     if (r.path == kTokenPath) return TokenAnswer(r, now);
     if (r.method != "GET" && r.method != "HEAD") {

@@ -8,6 +8,7 @@
 #include <openssl/x509.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <memory>
 
 #include "base/files.h"
@@ -113,6 +114,10 @@ StatusOr<SignerPem> LoadOrMakeSigner(const std::string& cert_path, const std::st
     return s;
   }
   CARLOS_ASSIGN_OR_RETURN(s, MakeSelfSignedRsa2048("carlos dev imds (not AWS)"));
+  for (const std::string& p : {key_path, cert_path}) {
+    auto parent = std::filesystem::path(p).parent_path();
+    if (!parent.empty()) CARLOS_RETURN_IF_ERROR(MakeDirs(parent.string(), 0755));
+  }
   CARLOS_RETURN_IF_ERROR(WriteFileAtomic(key_path, s.key_pem, 0600));
   CARLOS_RETURN_IF_ERROR(WriteFileAtomic(cert_path, s.cert_pem, 0644));
   return s;
