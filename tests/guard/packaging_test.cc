@@ -74,6 +74,7 @@ TEST(Units, SysusersAndTmpfilesMakeTheUserAndDirectories) {
   if (!Have("systemd-sysusers") || !Have("systemd-tmpfiles")) GTEST_SKIP() << "no systemd tools";
   if (::geteuid() != 0) GTEST_SKIP() << "tmpfiles --root chowns: needs root";
   TempDir root;
+  ASSERT_EQ(::mkdir((root.path() + "/etc").c_str(), 0755), 0);
   auto r = Run({"/usr/bin/systemd-sysusers", "--root=" + root.path(),
                 Packaging() + "/sysusers.d/carlos.conf"},
                {});
