@@ -11,6 +11,12 @@
 
 set(CARLOS_PACKAGING_DIR ${CMAKE_CURRENT_LIST_DIR})
 
+# cpack (and `cmake --install`) package what is built, without first
+# building every test and benchmark: the package holds only the command, and
+# scripts/build.sh (or the package test, which depends on the command)
+# builds it.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
+
 install(FILES ${CARLOS_PACKAGING_DIR}/systemd/carlos-edge.service
               ${CARLOS_PACKAGING_DIR}/systemd/carlos-system-join.path
               ${CARLOS_PACKAGING_DIR}/systemd/carlos-system-join.service

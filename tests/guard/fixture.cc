@@ -199,8 +199,8 @@ std::string FakeImds::endpoint() const {
   return fmt::format("http://127.0.0.1:{}", server_->port());
 }
 
-ProcessResult Run(const std::vector<std::string>& argv,
-                  const std::map<std::string, std::string>& env) {
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env) {
   TempDir io;
   std::string out_path = io.path() + "/out", err_path = io.path() + "/err";
   std::vector<std::string> envs;

@@ -91,8 +91,8 @@ struct ProcessResult {
 };
 
 // Runs `argv` with exactly `env` (plus PATH), waiting for it to end.
-ProcessResult Run(const std::vector<std::string>& argv,
-                  const std::map<std::string, std::string>& env);
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env);
 
 // The built `carlos` binary ($CARLOS_BIN).
 std::string CarlosBin();
