@@ -97,6 +97,10 @@ Status MakeParents(const std::string& root, std::string_view rel) {
                         rel, rel.substr(0, slash)));
       }
       if (err != EEXIST) return ErrnoStatus(err, "mkdir", dir);
+    } else {
+      // A new directory's entry must be durable before an object in it is
+      // reported written.
+      CARLOS_RETURN_IF_ERROR(SyncDir(dir.substr(0, dir.rfind('/'))));
     }
     pos = slash + 1;
   }

@@ -150,7 +150,7 @@ bool TransientCurl(CURLcode c) {
 bool TransientS3Code(std::string_view code) {
   return code == "SlowDown" || code == "InternalError" || code == "ServiceUnavailable" ||
          code == "RequestTimeout" || code == "ConditionalRequestConflict" ||
-         code == "OperationAborted" || code == "RequestTimeTooSkewed";
+         code == "OperationAborted";
 }
 
 std::string Explain(const S3Store::Response& r) {
@@ -354,7 +354,10 @@ S3Store::Response S3Store::Execute(const Request& req, SystemTime deadline) {
     Response r;
     auto creds = opts_.credentials();
     if (!creds.ok()) {
-      r.failure = creds.status().Annotate(fmt::format("{}: {}", Describe(), req.what));
+      // An instance role's IMDS may be briefly unreachable: that is
+      // transient too. Missing or refused credentials are not.
+      if (creds.status().code() == Code::kUnavailable && Backoff(attempt, deadline)) continue;
+      r.failure = creds.status().Annotate(fmt::format("{}: {}: credentials", Describe(), req.what));
       return r;
     }
     auto left = std::chrono::duration_cast<Milliseconds>(deadline - clock_->Now());

@@ -125,6 +125,11 @@ std::vector<std::string> FaultProxy::requests() const {
   return lines_;
 }
 
+std::vector<std::string> FaultProxy::heads() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return heads_;
+}
+
 void FaultProxy::Accept() {
   for (;;) {
     int fd = ::accept(listen_fd_, nullptr, nullptr);
@@ -149,6 +154,7 @@ void FaultProxy::Serve(int fd) {
       std::lock_guard<std::mutex> lock(mu_);
       index = static_cast<int>(lines_.size());
       lines_.push_back(line);
+      heads_.push_back(head);
     }
     Fault f = plan_(index, line);
     switch (f) {

@@ -39,6 +39,8 @@ class FaultProxy {
   int port() const { return port_; }
   // The request lines seen so far, in order.
   std::vector<std::string> requests() const;
+  // The whole request heads (request line and headers) seen so far.
+  std::vector<std::string> heads() const;
 
  private:
   void Accept();
@@ -51,6 +53,7 @@ class FaultProxy {
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;
   std::vector<std::string> lines_;
+  std::vector<std::string> heads_;
   std::vector<int> client_fds_;
   std::vector<std::thread> threads_;
   std::thread acceptor_;

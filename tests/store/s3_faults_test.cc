@@ -9,6 +9,7 @@
 
 #include "base/env.h"
 #include "fault_proxy.h"
+#include "store/dir_store.h"
 #include "test_util.h"
 
 namespace carlos::testing {
@@ -164,6 +165,36 @@ TEST_F(S3FaultTest, PersistentFailureIsUnavailableAtTheDeadline) {
   EXPECT_EQ(direct_->Get("never").status().code(), Code::kNotFound);
 }
 
+// The default deadline and backoff, on a fake clock: the retries spread
+// over the 20 s deadline and stop before it, in milliseconds of real time.
+TEST_F(S3FaultTest, DefaultBackoffStaysWithinTheDeadline) {
+  FaultProxy proxy(upstream_port_, [](int, const std::string&) { return Fault::k500; });
+  FakeClock clock(SystemTime{} + std::chrono::hours(1000));
+  S3StoreOptions o = TestS3Options(server_, bucket_);
+  S3StoreOptions defaults;
+  o.endpoint = "http://127.0.0.1:" + std::to_string(proxy.port());
+  o.deadline = defaults.deadline;
+  o.backoff_initial = defaults.backoff_initial;
+  o.backoff_max = defaults.backoff_max;
+  o.clock = &clock;
+  ASSERT_EQ(o.deadline, Milliseconds(20000));
+  auto start = clock.Now();
+  auto real_start = std::chrono::steady_clock::now();
+  auto got = std::move(S3Store::Open(o)).value()->Get("k");
+  EXPECT_EQ(got.status().code(), Code::kUnavailable);
+  EXPECT_THAT(got.status().message(), HasSubstr("deadline 20s"));
+  EXPECT_LE(clock.Now() - start, std::chrono::seconds(20));
+  EXPECT_GE(clock.Now() - start, std::chrono::seconds(10)) << "backoff uses most of the deadline";
+  size_t attempts = proxy.requests().size();
+  EXPECT_EQ(attempts, static_cast<size_t>(clock.sleeps()) + 1);
+  // Full jitter averages half the cap: ~1.6 s over the first five waits,
+  // then ~1 s each, so about 20 attempts; far fewer would mean no backoff
+  // growth cap, far more no backoff at all.
+  EXPECT_GE(attempts, 10u);
+  EXPECT_LE(attempts, 200u);
+  EXPECT_LT(std::chrono::steady_clock::now() - real_start, std::chrono::seconds(5));
+}
+
 TEST_F(S3FaultTest, GarbageListingIsCorrupt) {
   ASSERT_TRUE(direct_->Put("g/a", "a", {}).ok());
   FaultProxy proxy(upstream_port_, [](int, const std::string&) { return Fault::kGarbage200; });
@@ -225,6 +256,42 @@ TEST_F(S3FaultTest, WrongCredentialsAreDenied) {
   auto none = std::move(S3Store::Open(o)).value()->Get("k");
   EXPECT_EQ(none.status().code(), Code::kInvalidArgument);
   EXPECT_THAT(none.status().message(), HasSubstr("AWS_ACCESS_KEY_ID"));
+}
+
+TEST_F(S3FaultTest, UnavailableCredentialsAreRetriedAndSessionTokensSent) {
+  // A provider that fails twice (as IMDS may at boot), then hands out keys
+  // with a session token, which RGW without STS refuses: proof that the
+  // token is sent, as x-amz-security-token.
+  auto o = TestS3Options(server_, bucket_);
+  int calls = 0;
+  o.credentials = [&calls]() -> StatusOr<AwsCredentials> {
+    if (++calls <= 2) return Unavailable("IMDS did not answer");
+    return AwsCredentials{"TESTKEY", "TESTSECRET", "", std::nullopt};
+  };
+  auto s3 = std::move(S3Store::Open(o)).value();
+  ASSERT_TRUE(direct_->Put("creds", "c", {}).ok());
+  auto got = s3->Get("creds");
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(calls, 3);
+  // The request as sent: the session token, signed; the payload hash; no
+  // Expect header (an empty one breaks libcurl's signature).
+  FaultProxy proxy(upstream_port_, [](int, const std::string&) { return Fault::kNone; });
+  o.endpoint = "http://127.0.0.1:" + std::to_string(proxy.port());
+  o.credentials = []() -> StatusOr<AwsCredentials> {
+    return AwsCredentials{"TESTKEY", "TESTSECRET", "session-token-1", std::nullopt};
+  };
+  (void)std::move(S3Store::Open(o)).value()->Put("creds", "c2", {PutCondition::kCreateOnly, ""});
+  auto heads = proxy.heads();
+  ASSERT_EQ(heads.size(), 1u);
+  EXPECT_THAT(heads[0], HasSubstr("\r\nx-amz-security-token: session-token-1\r\n"));
+  EXPECT_THAT(heads[0], HasSubstr("x-amz-date;x-amz-security-token, Signature="));  // Signed.
+  EXPECT_THAT(heads[0], HasSubstr("\r\nx-amz-content-sha256: " + Sha256Hex("c2") + "\r\n"));
+  EXPECT_THAT(heads[0], HasSubstr("\r\nIf-None-Match: *\r\n"));
+  EXPECT_THAT(heads[0], ::testing::Not(HasSubstr("Expect:")));
+  o.credentials = []() -> StatusOr<AwsCredentials> { return Denied("the role is not allowed"); };
+  auto denied = std::move(S3Store::Open(o)).value()->Get("creds");
+  EXPECT_EQ(denied.status().code(), Code::kDenied);
+  EXPECT_THAT(denied.status().message(), HasSubstr("the role is not allowed"));
 }
 
 TEST_F(S3FaultTest, MissingBucketIsAClearError) {
