@@ -131,6 +131,31 @@ TEST_F(ProcessTest, GroupReferencedBoxUsesTheGroupLabel) {
   ExpectOneLine(r, "web-eu-0123456789abcdef0: the guard is installed and armed");
 }
 
+// The project's IMDS emulator (`carlos dev imds`), a group-launched box:
+// the label derives from the emulator's carlos:group tag and instance id.
+TEST_F(ProcessTest, JoinAgainstTheImdsEmulator) {
+  ImdsEmulator emulator("eu-west-1", "Web EU");
+  ASSERT_FALSE(emulator.endpoint().empty());
+  World w;
+  w.instance_id = emulator.instance_id();
+  w.box = "web-eu-" + emulator.instance_id().substr(2);
+  record = w.PutRecord(true);
+  invitation = w.PutInvitation(record, w.now);
+  auto env = w.Env();
+  env.erase("CARLOS_BOX_LABEL");
+  env["CARLOS_BOX_REFERENCE"] = "group";
+  env["CARLOS_IMDS_ENDPOINT"] = emulator.endpoint();
+  auto r = Join(env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectOneLine(r, w.box + ": the guard is installed and armed");
+  auto s = GuardStatus(w);
+  EXPECT_EQ(s["instance_id"], emulator.instance_id());
+  EXPECT_EQ(s["region"], "eu-west-1");
+  r = Join(env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectOneLine(r, "nothing changed");
+}
+
 TEST_F(ProcessTest, EachRefusalIsOneLineAndChangesNothing) {
   World w;
   Invite(w);
