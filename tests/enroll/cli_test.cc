@@ -16,20 +16,20 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct Run {
+struct CliRun {
   int code = -1;
   std::string out;  // stdout and stderr, in that order.
 };
 
 // Runs the built carlos with `args` and only `env`, capturing its output.
-Run Carlos(const std::string& args, const std::map<std::string, std::string>& env,
+CliRun Carlos(const std::string& args, const std::map<std::string, std::string>& env,
            const std::string& dir) {
   const char* bin_env = std::getenv("CARLOS_BIN");
   std::string bin = bin_env && *bin_env ? bin_env : CARLOS_BIN_DEFAULT;
   std::string cmd = "env -i";
   for (const auto& [k, v] : env) cmd += " " + k + "='" + v + "'";
   cmd += " " + bin + " " + args + " >" + dir + "/out 2>" + dir + "/err";
-  Run r;
+  CliRun r;
   int status = std::system(cmd.c_str());
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   for (const char* f : {"/out", "/err"}) {
@@ -61,7 +61,7 @@ class CliTest : public ::testing::Test {
 
 TEST_F(CliTest, EveryCommandHasHelp) {
   for (const char* cmd : {"auto-enroll", "invite", "enroll", "retire", "list"}) {
-    Run r = Carlos(std::string("boxes ") + cmd + " -h", {}, tmp_.path());
+    CliRun r = Carlos(std::string("boxes ") + cmd + " -h", {}, tmp_.path());
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_THAT(r.out, HasSubstr("Exit codes: 0 ok")) << cmd;
   }
@@ -72,7 +72,7 @@ TEST_F(CliTest, InviteListRetireFromTheShell) {
   TestBox web2 = world_->AddBox("web-2");
   world_->PutEdges(web2, {"web-1"});
 
-  Run r = Carlos("boxes invite web-1", env_, tmp_.path());
+  CliRun r = Carlos("boxes invite web-1", env_, tmp_.path());
   EXPECT_EQ(r.code, 3);
   EXPECT_THAT(r.out, HasSubstr("carlos boxes invite: web-1 is refused: referenced: "
                                "control/edges/web-2.json names it"));
@@ -104,7 +104,7 @@ TEST_F(CliTest, InviteListRetireFromTheShell) {
 TEST_F(CliTest, AutoEnrollWithoutTheKeyExplainsWhichVariable) {
   auto env = env_;
   env.erase("CARLOS_ENROLLMENT_KEY");
-  Run r = Carlos("boxes auto-enroll", env, tmp_.path());
+  CliRun r = Carlos("boxes auto-enroll", env, tmp_.path());
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("carlos boxes auto-enroll: CARLOS_ENROLLMENT_KEY is not set"));
 }

@@ -185,7 +185,7 @@ TEST_P(ManualTest, ListShowsEachBoxsStageAsTheBoxWouldCompute) {
     lines.push_back(table.substr(at, nl - at));
   }
   ASSERT_EQ(lines.size(), 9u);
-  EXPECT_EQ(lines[0].substr(0, 48), "BOX           REGION     STAGE            INSTANCE");
+  EXPECT_EQ(lines[0].substr(0, 50), "BOX           REGION     STAGE            INSTANCE");
   EXPECT_EQ(lines[2], "b-ready       eu-west-1  guard-ready      " + ready.instance_id +
                           "  7m2s        yes    no          report stale");
   EXPECT_EQ(lines[8],
