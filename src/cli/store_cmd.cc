@@ -1,12 +1,150 @@
-// Placeholder until issue 2 lands: registers nothing, so the command's
-// help does not list what is not built yet.
+// `carlos store get|put|ls|rm`: the deployment store from the shell, for
+// operators and for tests that need real processes racing on one key.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include "base/env.h"
 #include "cli/commands.h"
+#include "store/store.h"
 
 namespace carlos::cli {
 
+namespace {
+
+// Exit codes (also in the commands' -h text).
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitPrecondition = 3;
+constexpr int kExitNotFound = 4;
+
+constexpr const char* kFooter =
+    "Exit codes: 0 ok, 1 error, 2 usage, 3 precondition failed (a create-only key exists, or "
+    "the version tag no longer matches), 4 not found.\n"
+    "The store is the one the environment names: CARLOS_DEPLOYMENT_DIR, or "
+    "CARLOS_DEPLOYMENT_BUCKET (with CARLOS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, "
+    "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).";
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "carlos store: %s\n", s.message().c_str());
+  switch (s.code()) {
+    case Code::kPreconditionFailed:
+      return kExitPrecondition;
+    case Code::kNotFound:
+      return kExitNotFound;
+    default:
+      return kExitError;
+  }
+}
+
+bool WriteAll(std::string_view data) {
+  return std::fwrite(data.data(), 1, data.size(), stdout) == data.size() &&
+         std::fflush(stdout) == 0;
+}
+
+struct Flags {
+  std::string key;
+  std::string prefix;
+  bool create_only = false;
+  std::string if_match;
+  bool tag_only = false;
+};
+
+int RunGet(const Flags& f) {
+  auto store = OpenStore(ProcessGetenv());
+  if (!store.ok()) return Fail(store.status());
+  auto obj = (*store)->Get(f.key);
+  if (!obj.ok()) return Fail(obj.status());
+  if (f.tag_only) return WriteAll(obj->version + "\n") ? kExitOk : kExitError;
+  std::fprintf(stderr, "version %s\n", obj->version.c_str());
+  return WriteAll(obj->data) ? kExitOk : kExitError;
+}
+
+int RunPut(const Flags& f) {
+  if (f.create_only && !f.if_match.empty()) {
+    std::fputs("carlos store: --create-only and --if-match exclude each other\n", stderr);
+    return 2;
+  }
+  // Reads at most one byte more than the store allows, so that an oversized
+  // input is refused by the store's own check without reading it all.
+  std::string data;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+    data.append(buf, n);
+    if (data.size() > kMaxObjectBytes) break;
+  }
+  if (std::ferror(stdin)) {
+    std::fputs("carlos store: reading stdin failed; nothing written\n", stderr);
+    return kExitError;
+  }
+  PutOptions opts;
+  if (f.create_only) opts.condition = PutCondition::kCreateOnly;
+  if (!f.if_match.empty()) {
+    opts.condition = PutCondition::kIfMatch;
+    opts.if_match = f.if_match;
+  }
+  auto store = OpenStore(ProcessGetenv());
+  if (!store.ok()) return Fail(store.status());
+  auto tag = (*store)->Put(f.key, data, opts);
+  if (!tag.ok()) return Fail(tag.status());
+  return WriteAll(*tag + "\n") ? kExitOk : kExitError;
+}
+
+int RunList(const Flags& f) {
+  auto store = OpenStore(ProcessGetenv());
+  if (!store.ok()) return Fail(store.status());
+  auto keys = ListAll(**store, f.prefix);
+  if (!keys.ok()) return Fail(keys.status());
+  std::string out;
+  for (const auto& k : *keys) out += k + "\n";
+  return WriteAll(out) ? kExitOk : kExitError;
+}
+
+int RunDelete(const Flags& f) {
+  auto store = OpenStore(ProcessGetenv());
+  if (!store.ok()) return Fail(store.status());
+  Status s = (*store)->Delete(f.key);
+  if (!s.ok()) return Fail(s);
+  return kExitOk;
+}
+
+}  // namespace
+
 void AddStoreCommands(CLI::App& store, Action* action) {
-  (void)store;
-  (void)action;
+  auto flags = std::make_shared<Flags>();
+  store.footer(kFooter);
+
+  CLI::App* get =
+      store.add_subcommand("get", "Print KEY's bytes on stdout and 'version TAG' on stderr");
+  get->footer(kFooter);
+  get->add_option("KEY", flags->key, "The key, e.g. control/boxes/web-1.json")->required();
+  get->add_flag("--tag", flags->tag_only,
+                "Print only the version tag and a newline on stdout (for put --if-match)");
+  get->callback([action, flags] { *action = [flags] { return RunGet(*flags); }; });
+
+  CLI::App* put = store.add_subcommand(
+      "put", "Write stdin's bytes (at most 1 MiB) at KEY; print the new version tag");
+  put->footer(kFooter);
+  put->add_option("KEY", flags->key, "The key, e.g. control/boxes/web-1.json")->required();
+  put->add_flag("--create-only", flags->create_only,
+                "Write only if KEY does not exist yet (S3 If-None-Match: *)");
+  put->add_option("--if-match", flags->if_match,
+                  "Write only if KEY's version tag is still TAG (compare-and-swap)")
+      ->type_name("TAG");
+  put->callback([action, flags] { *action = [flags] { return RunPut(*flags); }; });
+
+  CLI::App* ls = store.add_subcommand("ls", "List the keys that start with PREFIX, one a line");
+  ls->footer(kFooter);
+  ls->add_option("PREFIX", flags->prefix, "The prefix, e.g. control/boxes/ (default: all keys)");
+  ls->callback([action, flags] { *action = [flags] { return RunList(*flags); }; });
+
+  CLI::App* rm = store.add_subcommand("rm", "Delete KEY (succeeds when it does not exist)");
+  rm->footer(kFooter);
+  rm->add_option("KEY", flags->key, "The key")->required();
+  rm->callback([action, flags] { *action = [flags] { return RunDelete(*flags); }; });
 }
 
 }  // namespace carlos::cli

@@ -1,0 +1,66 @@
+// The directory backend of the deployment store (DESIGN.md, "The deployment
+// store"): CARLOS_DEPLOYMENT_DIR, the embedded default. Each object is the
+// file <root>/<key>; its version tag is the lower-case hex SHA-256 of its
+// bytes.
+//
+// Durability: every write goes through base/files.h (a temporary file,
+// fsync, rename or link(2) into place, fsync of the directory), so a crash at
+// any point leaves the old document or the new one, never a torn one.
+//
+// Conditions: every mutation of a key (Put of any kind, Delete) holds an
+// exclusive flock(2) on <root>/.locks/<hex SHA-256 of the key> while it
+// compares and renames, so create-only and compare-and-swap hold across
+// threads and processes on one machine (flock is released by the kernel when
+// a process dies, so a crash never leaves a key locked). Readers take no
+// lock: rename(2) makes them see one whole version or the other.
+//
+// Layout limits of a file system that S3 does not have: a key cannot be both
+// an object and the parent of another ("a" and "a/b"); Put reports
+// kPreconditionFailed naming the clash. Key segments starting with ".tmp-"
+// (base/files.h's temporary files) and the top-level ".locks" are reserved:
+// Put refuses them with kInvalidArgument, List never shows them. Lock files
+// and emptied directories are left in place after Delete.
+//
+// Thread-safety: safe for concurrent use from many threads and processes.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "store/store.h"
+
+namespace carlos {
+
+class DirStore : public Store {
+ public:
+  // Opens the store rooted at `root`, which must be an existing directory
+  // (it is not created, so that a mistyped CARLOS_DEPLOYMENT_DIR is an
+  // error rather than a new, empty deployment). Errors: kInvalidArgument
+  // when `root` is empty, missing or not a directory.
+  static StatusOr<std::unique_ptr<DirStore>> Open(const std::string& root);
+
+  StatusOr<Object> Get(std::string_view key) override;
+  StatusOr<std::string> Put(std::string_view key, std::string_view data,
+                            const PutOptions& options) override;
+  StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max_keys) override;
+  Status Delete(std::string_view key) override;
+  std::string Describe() const override;
+
+  // The root directory, without a trailing '/'.
+  const std::string& root() const { return root_; }
+
+ private:
+  explicit DirStore(std::string root) : root_(std::move(root)) {}
+
+  // Turns a failed write's Status into the store's message: a read-only or
+  // unwritable directory becomes kDenied saying so.
+  Status WriteError(const Status& st, std::string_view key) const;
+
+  std::string root_;
+};
+
+// The lower-case hex SHA-256 of `data` (OpenSSL EVP): the directory
+// backend's version tag.
+std::string Sha256Hex(std::string_view data);
+
+}  // namespace carlos

@@ -1,0 +1,71 @@
+// Key and prefix rules (store.h) and ListAll.
+#include <fmt/format.h>
+
+#include "store/store.h"
+
+namespace carlos {
+
+namespace {
+
+// Checks the bytes and segments shared by keys and prefixes. `what` names
+// the argument in messages ("key" or "prefix"); `allow_trailing_slash` is
+// the one rule where they differ.
+Status CheckPath(std::string_view s, std::string_view what, bool allow_trailing_slash) {
+  if (s.size() > kMaxKeyBytes) {
+    return InvalidArgument(
+        fmt::format("{} is {} bytes; at most {} are allowed", what, s.size(), kMaxKeyBytes));
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x21 || c > 0x7e) {
+      return InvalidArgument(fmt::format(
+          "{} {:?} has byte 0x{:02x} at offset {}; only printable ASCII without spaces is allowed",
+          what, s, c, i));
+    }
+  }
+  if (s.front() == '/') return InvalidArgument(fmt::format("{} {:?} starts with '/'", what, s));
+  if (s.back() == '/' && !allow_trailing_slash) {
+    return InvalidArgument(fmt::format("{} {:?} ends with '/'", what, s));
+  }
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('/', start);
+    if (end == std::string_view::npos) end = s.size();
+    std::string_view seg = s.substr(start, end - start);
+    if (seg.empty()) return InvalidArgument(fmt::format("{} {:?} has an empty segment", what, s));
+    if (seg == "." || seg == "..") {
+      return InvalidArgument(fmt::format("{} {:?} has a {:?} segment", what, s, seg));
+    }
+    start = end + 1;
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status ValidateKey(std::string_view key) {
+  if (key.empty()) return InvalidArgument("key is empty");
+  return CheckPath(key, "key", false);
+}
+
+Status ValidatePrefix(std::string_view prefix) {
+  if (prefix.empty()) return OkStatus();
+  return CheckPath(prefix, "prefix", true);
+}
+
+StatusOr<std::vector<std::string>> ListAll(Store& store, std::string_view prefix) {
+  std::vector<std::string> out;
+  std::string token;
+  for (;;) {
+    CARLOS_ASSIGN_OR_RETURN(ListPage page, store.List(prefix, token, 1000));
+    for (auto& k : page.keys) out.push_back(std::move(k));
+    if (page.next_token.empty()) break;
+    if (page.next_token == token) {
+      return Internal(fmt::format("{} returned the same list token twice", store.Describe()));
+    }
+    token = std::move(page.next_token);
+  }
+  return out;
+}
+
+}  // namespace carlos
