@@ -108,6 +108,9 @@ class PrivateKey {
 
  private:
   struct Handle;
+  // Takes ownership of an OpenSSL EVP_PKEY* (passed as void* to keep OpenSSL
+  // out of this header); refuses a key that is not Ed25519 (kCorrupt).
+  static StatusOr<PrivateKey> Adopt(void* evp_pkey);
   PrivateKey(std::shared_ptr<Handle> handle, PublicKey pub)
       : handle_(std::move(handle)), public_(std::move(pub)) {}
   std::shared_ptr<Handle> handle_;  // The EVP_PKEY; freed with the last copy.
