@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <optional>
 
+#include "base/files.h"
 #include "dev/region_env.h"
 #include "dev/region_health.h"
 #include "dev/region_imds.h"
@@ -150,7 +153,7 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
   for (size_t i = 0; i < plan.boxes.size(); ++i) {
     agents.push_back(sup.Add(plan.agents[i]));
     joins.push_back(sup.Add(plan.joins[i]));
-    CARLOS_RETURN_IF_ERROR(MakeDirs(layout.data_dir(plan.boxes[i]), 0700));
+    CARLOS_RETURN_IF_ERROR(EnsureBoxDir(layout, plan.boxes[i]));
     markers.emplace_back(layout.marker(plan.boxes[i]));
     urls.push_back(BoxHealthUrl(options.base_port, static_cast<int>(i) + 1));
   }

@@ -10,7 +10,8 @@
 //   DIR/enrollment.key        the enrollment key (PKCS #8 PEM, 0600)
 //   DIR/enrollment.pub        its public key, CARLOS_ENROLLMENT_PUBKEY
 //   DIR/imds/signer.crt|.key  the IMDS emulator's stand-in AWS certificate
-//   DIR/boxes/<box>/          each box's data dir (CARLOS_DATA_DIR)
+//   DIR/boxes/<box>/          each box's data dir (CARLOS_DATA_DIR), with its
+//                             own machine-id (CARLOS_MACHINE_ID_FILE)
 //   DIR/logs/<box>.agent.log  each box's agent output (every start appends)
 //   DIR/logs/<box>.join.log   each `carlos system join` run for the box
 //   DIR/logs/enroller.log     `carlos boxes auto-enroll --watch`
@@ -55,6 +56,8 @@ struct RegionLayout {
   std::string marker(const std::string& box) const {
     return data_dir(box) + "/system-join-requested";
   }
+  // The box's own machine id (32 hex digits), CARLOS_MACHINE_ID_FILE.
+  std::string machine_id(const std::string& box) const { return data_dir(box) + "/machine-id"; }
   std::string agent_log(const std::string& box) const { return logs_dir() + "/" + box + ".agent.log"; }
   std::string join_log(const std::string& box) const { return logs_dir() + "/" + box + ".join.log"; }
   std::string agent_pid(const std::string& box) const { return run_dir() + "/" + box + ".agent.pid"; }

@@ -31,6 +31,8 @@ RegionPlan PlanRegion(const RegionOptions& options, const RegionLayout& layout,
     env["CARLOS_BOX_LABEL"] = box;
     env["CARLOS_DATA_DIR"] = layout.data_dir(box);
     env["CARLOS_IMDS_ENDPOINT"] = imds_endpoints[static_cast<size_t>(i - 1)];
+    // Each box is its own machine: /etc/machine-id is the host's, shared.
+    env["CARLOS_MACHINE_ID_FILE"] = layout.machine_id(box);
     std::vector<std::string> child_env = ChildEnv(environ, env);
 
     UnitSpec agent;

@@ -21,8 +21,8 @@ namespace carlos::dev {
 
 // The environment variable naming the certificate the enroller checks
 // instance identity documents against (the IMDS emulator's stand-in for
-// AWS's public certificate).
-inline constexpr const char* kIidCertEnv = "CARLOS_IID_CERT";
+// AWS's public certificate; enroll/settings.h).
+inline constexpr const char* kIidCertEnv = "CARLOS_AWS_IID_CERT";
 
 struct RegionPlan {
   // The settings every process shares: the store, CARLOS_REGION, the

@@ -5,7 +5,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <openssl/rand.h>
+
 #include "base/files.h"
+#include "base/strings.h"
 #include "identity/keys.h"
 #include "store/aws_credentials.h"
 #include "store/s3_store.h"
@@ -70,6 +73,17 @@ StatusOr<std::string> EnsureEnrollmentKey(const RegionLayout& layout, bool* crea
   std::string pub = key->public_key().ToString();
   CARLOS_RETURN_IF_ERROR(WriteFileAtomic(layout.enrollment_pub(), pub + "\n", 0644));
   return pub;
+}
+
+Status EnsureBoxDir(const RegionLayout& layout, const std::string& box) {
+  CARLOS_RETURN_IF_ERROR(MakeDirs(layout.data_dir(box), 0700));
+  std::string id;
+  unsigned char raw[16];
+  if (RAND_bytes(raw, sizeof raw) != 1) return Internal("RAND_bytes failed");
+  id = HexEncode(std::string_view(reinterpret_cast<const char*>(raw), sizeof raw)) + "\n";
+  Status st = CreateFileExclusive(layout.machine_id(box), id, 0644);
+  if (st.code() == Code::kPreconditionFailed) return OkStatus();  // Kept from an earlier run.
+  return st;
 }
 
 Status WriteRegionEnv(const RegionLayout& layout, const std::map<std::string, std::string>& settings) {

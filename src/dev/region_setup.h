@@ -48,6 +48,11 @@ Status EnsureBucket(const std::string& bucket, const Getenv& getenv);
 // bad mode or content is an error, never replaced) and the writes'.
 StatusOr<std::string> EnsureEnrollmentKey(const RegionLayout& layout, bool* created);
 
+// Makes box `box`'s data dir (0700) and, unless it exists, its machine-id
+// file: 32 random lower-case hex digits and a newline, as
+// machine-id(5). Errors: as base/files.h.
+Status EnsureBoxDir(const RegionLayout& layout, const std::string& box);
+
 // Writes DIR/region.env: a comment saying how to use it, then one
 // NAME=value line per setting (values are paths, labels and keys: no
 // quoting needed, and a value with a space or quote is refused with
