@@ -21,8 +21,8 @@ constexpr const char* kFooter = R"(
 What it does:
   Makes (or reuses) the deployment, an enrollment key and an IMDS emulator
   with one EC2 identity per box; starts N real `carlos agent` processes
-  (box-1..box-N), each with its own data dir and its own 127.0.0.1 port,
-  through `carlos system guard-exec`; runs the enroller
+  (box-1..box-N), each with its own data dir and its own 127.0.0.1 port
+  (through `carlos system guard-exec`, see --guard-exec); runs the enroller
   (`carlos boxes auto-enroll --watch`); and stands in for systemd: runs
   `carlos system join` for a box whenever its marker
   (<data dir>/system-join-requested) changes, and starts an agent again
@@ -48,6 +48,10 @@ Files (all under --dir):
                          set -a; . carlos-region/region.env; set +a
                          carlos boxes retire box-2
 
+Root: `carlos system join` must run as root (it writes the root-owned guard),
+  so run the region as root (sudo) for boxes to be armed and to host; as
+  another user the boxes stop at "invited" and logs/<box>.join.log says why.
+
 Timings: the boxes get CARLOS_JOIN_EVERY=200ms, CARLOS_JOIN_NUDGE_EVERY=1s,
   CARLOS_HOSTING_REPORT_EVERY=2s, CARLOS_DRAIN=1s unless set in your
   environment (which wins).
@@ -65,7 +69,7 @@ void AddDevRegionCommand(CLI::App& dev, Action* action) {
   auto o = std::make_shared<dev::RegionOptions>();
   auto table = std::make_shared<std::string>("auto");
   auto no_enroller = std::make_shared<bool>(false);
-  auto no_guard_exec = std::make_shared<bool>(false);
+  auto guard_exec = std::make_shared<std::string>("auto");
   cmd->add_option("--boxes", o->boxes, "How many boxes (1-99)")->capture_default_str();
   cmd->add_option("--dir", o->dir,
                   "The region directory: deployment (unless --s3), keys, boxes' data, logs")
@@ -85,11 +89,15 @@ void AddDevRegionCommand(CLI::App& dev, Action* action) {
       ->capture_default_str();
   cmd->add_flag("--no-enroller", *no_enroller,
                 "Do not run the enroller: invite and enroll boxes by hand (carlos boxes ...)");
-  cmd->add_flag("--no-guard-exec", *no_guard_exec,
-                "Start `carlos agent` directly rather than through `carlos system guard-exec`");
+  cmd->add_option("--guard-exec", *guard_exec,
+                  "Start each agent through `carlos system guard-exec --` (on) or directly "
+                  "(off); auto: off when run as root (guard-exec would drop to the carlos "
+                  "user), on otherwise")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   cmd->footer(kFooter);
-  cmd->callback([action, o, table, no_enroller, no_guard_exec] {
-    *action = [o, table, no_enroller, no_guard_exec] {
+  cmd->callback([action, o, table, no_enroller, guard_exec] {
+    *action = [o, table, no_enroller, guard_exec] {
       auto self = dev::SelfExecutable();
       if (!self.ok()) {
         std::fprintf(stderr, "carlos dev region: %s\n", self.status().ToString().c_str());
@@ -97,7 +105,7 @@ void AddDevRegionCommand(CLI::App& dev, Action* action) {
       }
       o->carlos_bin = *self;
       o->auto_enroll = !*no_enroller;
-      o->guard_exec = !*no_guard_exec;
+      o->guard_exec = *guard_exec == "on" || (*guard_exec == "auto" && geteuid() != 0);
       o->live_table = *table == "on" || (*table == "auto" && isatty(STDOUT_FILENO));
       auto stop = std::make_shared<Stop>();
       StopOnSignals(stop);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
+#include <unistd.h>
 #include <memory>
 #include <optional>
 
@@ -142,6 +143,12 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
   for (int i = 1; i <= options.boxes; ++i) {
     std::fprintf(out, "  %s health:   %s\n", BoxLabel(i).c_str(),
                  BoxHealthUrl(options.base_port, i).c_str());
+  }
+  if (geteuid() != 0) {
+    std::fprintf(out,
+                 "WARNING: not root. carlos system join must run as root (it writes the "
+                 "root-owned guard),\n  so the boxes will stop at \"invited\"; run the region "
+                 "with sudo for them to host.\n");
   }
   std::fprintf(out, "Ctrl-C stops every process; the deployment stays for the next run.\n");
   std::fflush(out);
