@@ -1,12 +1,245 @@
-// Placeholder until issue 7 lands: registers nothing, so the command's
-// help does not list what is not built yet.
+// `carlos boxes auto-enroll|invite|enroll|retire|list` (issue 7): the
+// enroller from the shell (src/enroll/enroller.h; docs/enroll.md).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/env.h"
+#include "base/log.h"
+#include "base/signals.h"
 #include "cli/commands.h"
+#include "enroll/enroller.h"
+#include "enroll/settings.h"
+#include "store/store.h"
 
 namespace carlos::cli {
 
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitRefused = 3;
+constexpr int kExitNotFound = 4;
+
+constexpr const char* kFooter =
+    "Exit codes: 0 ok, 1 error, 2 usage, 3 refused (a check failed; the message names it), "
+    "4 no identity record.\n"
+    "Environment: the deployment store (CARLOS_DEPLOYMENT_DIR, or CARLOS_DEPLOYMENT_BUCKET with "
+    "CARLOS_S3_ENDPOINT and AWS_*), CARLOS_ENROLLMENT_KEY (or CARLOS_ENROLLMENT_PUBKEY for "
+    "list), CARLOS_AWS_IID_CERT, CARLOS_ALLOW_UNATTESTED, CARLOS_REGION, CARLOS_FLOOR_RELEASE, "
+    "CARLOS_JOIN_EVERY, CARLOS_REPORT_FRESHNESS, CARLOS_REPORT_CLOCK_SKEW, "
+    "CARLOS_INVITATION_LIFETIME, CARLOS_ENROLL_WORKERS; each flag overrides its variable. "
+    "See docs/enroll.md.";
+
+// The flags every enroller command shares; each overrides one variable.
+struct Common {
+  std::string enrollment_key;
+  std::string aws_iid_cert;
+  bool allow_unattested = false;
+  std::string region;
+  std::string every;
+  std::string workers;
+
+  void Add(CLI::App* cmd, bool with_region, bool with_every) {
+    cmd->add_option("--enrollment-key", enrollment_key,
+                    "The enrollment key's private key file (CARLOS_ENROLLMENT_KEY)");
+    cmd->add_option("--aws-iid-cert", aws_iid_cert,
+                    "AWS's RSA-2048 instance identity certificate, a PEM file or a directory of "
+                    "<region>.pem (CARLOS_AWS_IID_CERT)");
+    cmd->add_flag("--allow-unattested", allow_unattested,
+                  "Admit boxes without a verifiable instance identity document "
+                  "(CARLOS_ALLOW_UNATTESTED; off by default)");
+    if (with_region) {
+      cmd->add_option("--region", region,
+                      "Invite and enroll only boxes of this region (CARLOS_REGION)");
+    }
+    if (with_every) {
+      cmd->add_option("--every", every,
+                      "With --watch: a pass this often, a Go duration (CARLOS_JOIN_EVERY; 15s)");
+    }
+    cmd->add_option("--workers", workers,
+                    "Store requests in flight at most, 1-64 (CARLOS_ENROLL_WORKERS; 8)");
+    cmd->footer(kFooter);
+  }
+
+  // The process environment with the flags given laid over it.
+  Getenv Env() const {
+    std::map<std::string, std::string, std::less<>> over;
+    if (!enrollment_key.empty()) over["CARLOS_ENROLLMENT_KEY"] = enrollment_key;
+    if (!aws_iid_cert.empty()) over["CARLOS_AWS_IID_CERT"] = aws_iid_cert;
+    if (allow_unattested) over["CARLOS_ALLOW_UNATTESTED"] = "1";
+    if (!region.empty()) over["CARLOS_REGION"] = region;
+    if (!every.empty()) over["CARLOS_JOIN_EVERY"] = every;
+    if (!workers.empty()) over["CARLOS_ENROLL_WORKERS"] = workers;
+    Getenv process = ProcessGetenv();
+    return [over, process](std::string_view name) -> std::string {
+      auto it = over.find(name);
+      return it != over.end() ? it->second : process(name);
+    };
+  }
+};
+
+int Fail(const char* cmd, const Status& s) {
+  std::fprintf(stderr, "carlos boxes %s: %s\n", cmd, s.message().c_str());
+  switch (s.code()) {
+    case Code::kPreconditionFailed:
+      return kExitRefused;
+    case Code::kNotFound:
+      return kExitNotFound;
+    default:
+      return kExitError;
+  }
+}
+
+// Opens the store and the settings, and runs `fn` with an Enroller.
+template <typename Fn>
+int WithEnroller(const char* cmd, const Common& common, enroll::KeyNeed need, Fn fn) {
+  Getenv env = common.Env();
+  StatusOr<enroll::EnrollerSettings> settings = enroll::SettingsFromEnv(env, need);
+  if (!settings.ok()) return Fail(cmd, settings.status());
+  StatusOr<std::unique_ptr<Store>> store = OpenStore(env);
+  if (!store.ok()) return Fail(cmd, store.status());
+  enroll::Enroller enroller(store->get(), RealClock(), StderrLogf(), std::move(*settings));
+  return fn(enroller);
+}
+
+void AddAutoEnroll(CLI::App& boxes, Action* action) {
+  CLI::App* cmd = boxes.add_subcommand(
+      "auto-enroll",
+      "Verify every identity record; refuse referenced, retired, conflicting, unattested and "
+      "other-region boxes (saying why, once); invite recorded boxes; enroll invited boxes whose "
+      "guard-ready report is fresh, armed and bound. One pass, or --watch");
+  auto common = std::make_shared<Common>();
+  auto watch = std::make_shared<bool>(false);
+  common->Add(cmd, /*with_region=*/true, /*with_every=*/true);
+  cmd->add_flag("--watch", *watch, "Pass again every --every until SIGTERM or SIGINT");
+  cmd->callback([action, common, watch] {
+    *action = [common, watch] {
+      std::shared_ptr<Stop> stop;
+      if (*watch) {
+        // Before any thread starts, so that every thread inherits the mask.
+        stop = std::make_shared<Stop>();
+        StopOnSignals(stop);
+      }
+      return WithEnroller(
+          "auto-enroll", *common, enroll::KeyNeed::kPrivate, [&](enroll::Enroller& e) {
+            if (*watch) {
+              Status st = e.Watch(*stop);
+              return st.ok() ? kExitOk : Fail("auto-enroll", st);
+            }
+            StatusOr<enroll::PassSummary> pass = e.Pass();
+            if (!pass.ok()) return Fail("auto-enroll", pass.status());
+            LogLine(
+                fmt::format("enroll: pass over {} boxes: {} invited, {} enrolled, {} "
+                            "refused, {} waiting, {} errors",
+                            pass->boxes, pass->invited, pass->enrolled, pass->refused,
+                            pass->waiting, pass->errors));
+            return pass->errors > 0 ? kExitError : kExitOk;
+          });
+    };
+  });
+}
+
+void AddInvite(CLI::App& boxes, Action* action) {
+  CLI::App* cmd = boxes.add_subcommand(
+      "invite", "Invite a box by hand, with the checks of auto-enroll (--force: even referenced)");
+  auto common = std::make_shared<Common>();
+  auto box = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
+  cmd->add_option("BOX", *box, "The box's label")->required();
+  cmd->add_flag("--force", *force,
+                "Invite it even though an edges file names it (the invitation says forced)");
+  common->Add(cmd, true, false);
+  cmd->callback([action, common, box, force] {
+    *action = [common, box, force] {
+      return WithEnroller("invite", *common, enroll::KeyNeed::kPrivate, [&](enroll::Enroller& e) {
+        Status st = e.Invite(*box, *force);
+        return st.ok() ? kExitOk : Fail("invite", st);
+      });
+    };
+  });
+}
+
+void AddEnroll(CLI::App& boxes, Action* action) {
+  CLI::App* cmd = boxes.add_subcommand(
+      "enroll", "Enroll a box by hand, with the checks of auto-enroll, each failure named");
+  auto common = std::make_shared<Common>();
+  auto box = std::make_shared<std::string>();
+  cmd->add_option("BOX", *box, "The box's label")->required();
+  common->Add(cmd, true, false);
+  cmd->callback([action, common, box] {
+    *action = [common, box] {
+      return WithEnroller("enroll", *common, enroll::KeyNeed::kPrivate, [&](enroll::Enroller& e) {
+        Status st = e.Enroll(*box);
+        return st.ok() ? kExitOk : Fail("enroll", st);
+      });
+    };
+  });
+}
+
+void AddRetire(CLI::App& boxes, Action* action) {
+  CLI::App* cmd = boxes.add_subcommand(
+      "retire",
+      "Retire a box: it stops hosting at its next check and never hosts again under its "
+      "identity record");
+  auto common = std::make_shared<Common>();
+  auto box = std::make_shared<std::string>();
+  auto reason = std::make_shared<std::string>();
+  cmd->add_option("BOX", *box, "The box's label")->required();
+  cmd->add_option("--reason", *reason, "Why, in the operator's words (kept in the retirement)");
+  common->Add(cmd, false, false);
+  cmd->callback([action, common, box, reason] {
+    *action = [common, box, reason] {
+      // Retiring checks no attestation, so no certificate is required.
+      Common c = *common;
+      c.allow_unattested = true;
+      return WithEnroller("retire", c, enroll::KeyNeed::kPrivate, [&](enroll::Enroller& e) {
+        Status st = e.Retire(*box, *reason);
+        return st.ok() ? kExitOk : Fail("retire", st);
+      });
+    };
+  });
+}
+
+void AddList(CLI::App& boxes, Action* action) {
+  CLI::App* cmd = boxes.add_subcommand(
+      "list",
+      "One row per box: label, region, stage, instance, report age, guard armed, referenced, "
+      "and why auto-enroll refuses or waits");
+  auto common = std::make_shared<Common>();
+  auto json = std::make_shared<bool>(false);
+  auto region = std::make_shared<std::string>();
+  cmd->add_flag("--json", *json, "Stable JSON for scripts (docs/enroll.md lists the fields)");
+  cmd->add_option("--region", *region, "Only the boxes of this region");
+  common->Add(cmd, false, false);
+  cmd->callback([action, common, json, region] {
+    *action = [common, json, region] {
+      return WithEnroller("list", *common, enroll::KeyNeed::kPublicOnly, [&](enroll::Enroller& e) {
+        std::optional<std::string> r;
+        if (!region->empty()) r = *region;
+        StatusOr<std::vector<enroll::BoxRow>> rows = e.List(r);
+        if (!rows.ok()) return Fail("list", rows.status());
+        std::string out = *json ? enroll::RowsToJson(*rows, RealClock()->Now()).dump(2) + "\n"
+                                : enroll::FormatTable(*rows);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return std::fflush(stdout) == 0 ? kExitOk : kExitError;
+      });
+    };
+  });
+}
+
+}  // namespace
+
 void AddBoxesCommands(CLI::App& boxes, Action* action) {
-  (void)boxes;
-  (void)action;
+  AddAutoEnroll(boxes, action);
+  AddInvite(boxes, action);
+  AddEnroll(boxes, action);
+  AddRetire(boxes, action);
+  AddList(boxes, action);
 }
 
 }  // namespace carlos::cli

@@ -15,6 +15,7 @@ using internal::Problems;
 constexpr std::string_view kWhat = "an edges file";
 
 void Check(const EdgesFile& e, Problems* p) {
+  p->Time("updated_at", e.updated_at);
   p->Label("box", e.box);
   if (e.edges.size() > kMaxEdges) {
     p->Add(fmt::format("\"edges\" lists {} names, more than {}", e.edges.size(), kMaxEdges));

@@ -15,6 +15,7 @@ using internal::Problems;
 constexpr std::string_view kWhat = "an enrollment";
 
 void Check(const Enrollment& e, Problems* p) {
+  p->Time("enrolled_at", e.enrolled_at);
   p->Label("box", e.box);
   p->Digest("record_digest", e.record_digest);
   p->Digest("invitation_digest", e.invitation_digest);

@@ -29,6 +29,13 @@ void Problems::Digest(std::string_view field, std::string_view value) {
   if (!IsDigest(value)) Add(fmt::format("\"{}\" is not a digest (sha256:<64 hex>)", field));
 }
 
+void Problems::Time(std::string_view field, SystemTime t) {
+  SystemTime back;
+  if (!ParseProtocolTime(FormatRfc3339Nano(t), &back) || back != t) {
+    Add(fmt::format("\"{}\" is not a time from 1970 to 2200", field));
+  }
+}
+
 const nlohmann::json* Fields::Find(std::string_view name) {
   auto it = obj_.find(name);
   if (it == obj_.end()) return nullptr;
@@ -75,8 +82,8 @@ SystemTime Fields::Time(std::string_view name) {
   std::string text = String(name);
   SystemTime t{};
   if (!problems_->ok()) return t;
-  if (!ParseRfc3339(text, &t)) {
-    problems_->Add(fmt::format("\"{}\" is not an RFC 3339 UTC time", name));
+  if (!ParseProtocolTime(text, &t)) {
+    problems_->Add(fmt::format("\"{}\" is not an RFC 3339 UTC time from 1970 to 2200", name));
   }
   return t;
 }
@@ -118,6 +125,17 @@ const nlohmann::json* Fields::Object(std::string_view name) {
 const nlohmann::json* Fields::OptObject(std::string_view name) {
   if (Find(name) == nullptr) return nullptr;
   return Object(name);
+}
+
+bool ParseProtocolTime(std::string_view text, SystemTime* out) {
+  if (text.size() < 4) return false;
+  int year = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    year = year * 10 + (text[i] - '0');
+  }
+  if (year < 1970 || year > 2200) return false;
+  return ParseRfc3339(text, out);
 }
 
 std::string TimeText(SystemTime t) { return FormatRfc3339Nano(t); }

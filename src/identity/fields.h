@@ -32,6 +32,8 @@ class Problems {
   void Text(std::string_view field, std::string_view value, size_t min, size_t max);
   // `value` is "sha256:<64 hex>".
   void Digest(std::string_view field, std::string_view value);
+  // `t` is from 1970 to 2200 (ParseProtocolTime's range).
+  void Time(std::string_view field, SystemTime t);
 
  private:
   std::optional<std::string> first_;
@@ -68,6 +70,12 @@ Parsed<T> FromSigned(T doc, SignedObject&& so) {
                 so.signer,      std::move(so.signed_payload), std::move(so.signature)};
   return out;
 }
+
+// Parses a protocol time: RFC 3339 UTC (base/clock.h ParseRfc3339) with a
+// year from 1970 to 2200, so that every time and every difference of two
+// times fits SystemTime's 64-bit nanoseconds (a year like 9999 would
+// overflow it). False on anything else.
+bool ParseProtocolTime(std::string_view text, SystemTime* out);
 
 // A time as documents write it (base/clock.h FormatRfc3339Nano).
 std::string TimeText(SystemTime t);

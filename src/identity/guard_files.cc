@@ -17,6 +17,7 @@ constexpr std::string_view kGuardWhat = "the guard file";
 constexpr std::string_view kArmedWhat = "the armed file";
 
 void Check(const GuardFile& g, Problems* p) {
+  p->Time("installed_at", g.installed_at);
   p->Label("box", g.box);
   p->Text("instance_id", g.instance_id, 0, 128);
   p->Label("region", g.region);
@@ -108,6 +109,7 @@ Status CheckGuardBinding(const GuardFile& g, const GuardBinding& want) {
 StatusOr<std::string> EncodeArmedFile(const ArmedFile& a) {
   Problems p;
   p.Digest("guard_digest", a.guard_digest);
+  p.Time("armed_at", a.armed_at);
   if (!p.ok()) return InvalidArgument("the armed file is not valid: " + p.first());
   nlohmann::json o = {
       {"format", kArmedFileFormat},

@@ -16,6 +16,7 @@ using internal::Problems;
 constexpr std::string_view kWhat = "an identity record";
 
 void Check(const IdentityRecord& r, Problems* p) {
+  p->Time("created_at", r.created_at);
   p->Label("box", r.box);
   p->Label("region", r.region);
   p->Text("machine_id", r.machine_id, 1, 128);

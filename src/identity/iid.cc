@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "identity/encoding.h"
+#include "identity/fields.h"
 
 namespace carlos::identity {
 
@@ -114,7 +115,7 @@ StatusOr<InstanceIdentityDocument> ParseInstanceIdentityDocument(std::string_vie
   get("pendingTime", &pending, false);
   if (problem.empty() && !pending.empty()) {
     SystemTime t;
-    if (!ParseRfc3339(pending, &t)) {
+    if (!internal::ParseProtocolTime(pending, &t)) {
       problem = "\"pendingTime\" is not an RFC 3339 UTC time";
     } else {
       doc.pending_time = t;

@@ -15,6 +15,8 @@ using internal::Problems;
 constexpr std::string_view kWhat = "an invitation";
 
 void Check(const Invitation& inv, Problems* p) {
+  p->Time("issued_at", inv.issued_at);
+  p->Time("expires_at", inv.expires_at);
   p->Label("box", inv.box);
   p->Digest("record_digest", inv.record_digest);
   p->Label("region", inv.region);

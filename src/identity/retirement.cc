@@ -15,6 +15,7 @@ using internal::Problems;
 constexpr std::string_view kWhat = "a retirement";
 
 void Check(const Retirement& r, Problems* p) {
+  p->Time("retired_at", r.retired_at);
   p->Label("box", r.box);
   p->Digest("record_digest", r.record_digest);
   p->Text("reason", r.reason, 0, 1024);

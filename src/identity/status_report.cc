@@ -15,6 +15,7 @@ using internal::Problems;
 constexpr std::string_view kWhat = "a status report";
 
 void Check(const StatusReport& r, Problems* p) {
+  p->Time("reported_at", r.reported_at);
   p->Label("box", r.box);
   p->Label("region", r.region);
   p->Text("machine_id", r.machine_id, 1, 128);

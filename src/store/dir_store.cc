@@ -36,6 +36,25 @@ bool Reserved(std::string_view key) {
   return false;
 }
 
+// Checks what the file system adds to ValidateKey: each segment is a file
+// name, at most NAME_MAX (255) bytes.
+Status CheckDirKey(std::string_view key) {
+  CARLOS_RETURN_IF_ERROR(ValidateKey(key));
+  size_t start = 0;
+  while (start <= key.size()) {
+    size_t end = key.find('/', start);
+    if (end == std::string_view::npos) end = key.size();
+    if (end - start > 255) {
+      return InvalidArgument(fmt::format(
+          "key {:?} has a segment of {} bytes; the directory store allows at most 255 (a file "
+          "name)",
+          key, end - start));
+    }
+    start = end + 1;
+  }
+  return OkStatus();
+}
+
 // Holds an exclusive flock(2) on a lock file until destroyed.
 class KeyLock {
  public:
@@ -78,6 +97,10 @@ Status MakeParents(const std::string& root, std::string_view rel) {
                         rel, rel.substr(0, slash)));
       }
       if (err != EEXIST) return ErrnoStatus(err, "mkdir", dir);
+    } else {
+      // A new directory's entry must be durable before an object in it is
+      // reported written.
+      CARLOS_RETURN_IF_ERROR(SyncDir(dir.substr(0, dir.rfind('/'))));
     }
     pos = slash + 1;
   }
@@ -175,7 +198,8 @@ Status DirStore::WriteError(const Status& st, std::string_view key) const {
 }
 
 StatusOr<Object> DirStore::Get(std::string_view key) {
-  CARLOS_RETURN_IF_ERROR(ValidateKey(key));
+  CARLOS_RETURN_IF_ERROR(CheckDirKey(key));
+  if (Reserved(key)) return NotFound(fmt::format("{}: key {:?} not found", Describe(), key));
   std::string path = root_ + "/" + std::string(key);
   auto data = ReadObject(path, key);
   if (!data.ok()) return data.status().Annotate(Describe());
@@ -187,7 +211,7 @@ StatusOr<Object> DirStore::Get(std::string_view key) {
 
 StatusOr<std::string> DirStore::Put(std::string_view key, std::string_view data,
                                     const PutOptions& options) {
-  CARLOS_RETURN_IF_ERROR(ValidateKey(key));
+  CARLOS_RETURN_IF_ERROR(CheckDirKey(key));
   if (Reserved(key)) {
     return InvalidArgument(fmt::format(
         "key {:?} is reserved by the directory store (segments starting with {:?}, top-level {:?})",
@@ -281,7 +305,7 @@ StatusOr<ListPage> DirStore::List(std::string_view prefix, std::string_view toke
 }
 
 Status DirStore::Delete(std::string_view key) {
-  CARLOS_RETURN_IF_ERROR(ValidateKey(key));
+  CARLOS_RETURN_IF_ERROR(CheckDirKey(key));
   if (Reserved(key)) return OkStatus();  // Never an object, so already absent.
   std::string path = root_ + "/" + std::string(key);
   std::string lock_dir = root_ + "/" + std::string(kLockDir);

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <random>
 #include <utility>
 
@@ -75,6 +76,19 @@ bool ValidBucket(std::string_view b) {
   return alnum(b.front()) && alnum(b.back()) && b.find("..") == std::string_view::npos;
 }
 
+// An ETag as S3 servers issue them for PUT and multipart uploads: the MD5
+// (32 hex digits), plus "-<parts>" for a multipart upload.
+bool LooksLikeETag(std::string_view t) {
+  if (t.size() < 32) return false;
+  for (size_t i = 0; i < 32; ++i) {
+    if (!std::isxdigit(static_cast<unsigned char>(t[i]))) return false;
+  }
+  std::string_view rest = t.substr(32);
+  if (rest.empty()) return true;
+  if (rest.size() < 2 || rest.size() > 6 || rest[0] != '-') return false;
+  return rest.substr(1).find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 struct WriteTarget {
   std::string* body;
   size_t max;
@@ -136,7 +150,7 @@ bool TransientCurl(CURLcode c) {
 bool TransientS3Code(std::string_view code) {
   return code == "SlowDown" || code == "InternalError" || code == "ServiceUnavailable" ||
          code == "RequestTimeout" || code == "ConditionalRequestConflict" ||
-         code == "OperationAborted" || code == "RequestTimeTooSkewed";
+         code == "OperationAborted";
 }
 
 std::string Explain(const S3Store::Response& r) {
@@ -340,7 +354,10 @@ S3Store::Response S3Store::Execute(const Request& req, SystemTime deadline) {
     Response r;
     auto creds = opts_.credentials();
     if (!creds.ok()) {
-      r.failure = creds.status().Annotate(fmt::format("{}: {}", Describe(), req.what));
+      // An instance role's IMDS may be briefly unreachable: that is
+      // transient too. Missing or refused credentials are not.
+      if (creds.status().code() == Code::kUnavailable && Backoff(attempt, deadline)) continue;
+      r.failure = creds.status().Annotate(fmt::format("{}: {}: credentials", Describe(), req.what));
       return r;
     }
     auto left = std::chrono::duration_cast<Milliseconds>(deadline - clock_->Now());
@@ -444,8 +461,13 @@ StatusOr<std::string> S3Store::Put(std::string_view key, std::string_view data,
     case PutCondition::kIfMatch:
       want = Unquote(options.if_match);
       if (want.empty()) return InvalidArgument("a compare-and-swap put needs a version tag");
-      if (want.find_first_of("\r\n\"") != std::string::npos) {
-        return InvalidArgument(fmt::format("version tag {:?} is not valid", want));
+      if (!LooksLikeETag(want)) {
+        // Never sent: Ceph RGW compares only a prefix of If-Match, so a tag
+        // with anything appended to the current one would match there.
+        return PreconditionFailed(fmt::format(
+            "{}: PUT {}: version tag {:?} is not an S3 ETag (32 hex digits, \"-N\" for multipart "
+            "uploads), so it matches no version",
+            Describe(), key, want));
       }
       req.conditional = true;
       // Unquoted: Ceph RGW refuses a quoted ETag (s3_store.h).

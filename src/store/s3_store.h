@@ -9,7 +9,10 @@
 // unquoted (Ceph RGW 16 answers 412 to a quoted ETag even when it matches;
 // AWS accepts both; docs/store.md has what was measured). 412 is
 // kPreconditionFailed; 409 ConditionalRequestConflict is retried, as AWS
-// documents.
+// documents. A compare-and-swap tag that is not an S3 ETag (32 hex digits,
+// "-N" for multipart uploads) is kPreconditionFailed without a request:
+// Ceph RGW 16 compares only a prefix of If-Match, so "<current tag>junk"
+// would otherwise overwrite.
 //
 // Transient failures (connection refused or reset, timeouts, 5xx, 429,
 // SlowDown, RequestTimeout) are retried with full-jitter exponential backoff

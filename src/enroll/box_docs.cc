@@ -1,0 +1,170 @@
+#include "enroll/box_docs.h"
+
+#include <fmt/format.h>
+
+#include "identity/refusal.h"
+#include "identity/store_keys.h"
+
+namespace carlos::enroll {
+
+namespace {
+
+// Gets `key` and parses it with `parse`. A key that vanished since the
+// listing (deleted in between) reads as absent.
+template <typename T, typename ParseFn>
+DocState<T> ReadDoc(Store& store, const std::string& key, ParseFn parse) {
+  DocState<T> d;
+  StatusOr<Object> obj = store.Get(key);
+  if (!obj.ok()) {
+    if (obj.status().code() == Code::kNotFound) return d;
+    d.present = true;
+    d.read = true;
+    d.status = obj.status().Annotate(fmt::format("reading {}", key));
+    return d;
+  }
+  d.present = true;
+  d.read = true;
+  d.version = obj->version;
+  auto parsed = parse(obj->data);
+  if (!parsed.ok()) {
+    d.status = parsed.status().Annotate(key);
+    return d;
+  }
+  d.parsed = std::move(*parsed);
+  return d;
+}
+
+const identity::Parsed<identity::IdentityRecord>& Record(const BoxDocs& docs) {
+  return *docs.record.parsed;
+}
+
+}  // namespace
+
+RecordChecker::Result RecordChecker::Check(
+    std::string_view box, const identity::Parsed<identity::IdentityRecord>& parsed) {
+  std::string key = fmt::format("{} {}", box, parsed.digest);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+  }
+  // Computed outside the lock so that workers verify in parallel; two
+  // workers computing the same record agree, and either result is cached.
+  Result r = Compute(box, parsed);
+  std::lock_guard<std::mutex> lock(mu_);
+  cache_.emplace(std::move(key), r);
+  return r;
+}
+
+RecordChecker::Result RecordChecker::Compute(
+    std::string_view box, const identity::Parsed<identity::IdentityRecord>& parsed) {
+  Result r;
+  r.record = identity::VerifyIdentityRecord(parsed, box);
+  if (!r.record.ok()) return r;
+  const identity::IdentityRecord& rec = parsed.doc;
+  if (!rec.attestation) {
+    if (!settings_->allow_unattested) {
+      r.attestation = identity::Refuse(
+          identity::Refusal::kUnattested, fmt::format("the identity record of {}", box),
+          "it has no instance identity document, and this deployment does not allow unattested "
+          "boxes (CARLOS_ALLOW_UNATTESTED)");
+    }
+    return r;
+  }
+  // An attested record is checked even where unattested boxes are allowed:
+  // a record that claims an instance identity it cannot prove is forged, not
+  // merely unattested.
+  const std::string* pem = settings_->iid_certificates.For(rec.region);
+  if (pem == nullptr) {
+    if (settings_->allow_unattested) return r;
+    r.attestation = identity::Refuse(
+        identity::Refusal::kUnattested, fmt::format("the identity record of {}", box),
+        fmt::format("no AWS certificate is configured for region {} (CARLOS_AWS_IID_CERT)",
+                    rec.region));
+    return r;
+  }
+  r.attestation = identity::VerifyRecordAttestation(rec, *pem);
+  return r;
+}
+
+BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view box_view,
+                    const EnrollerSettings& settings, RecordChecker& checker, SystemTime now,
+                    ReadDepth depth) {
+  BoxDocs docs;
+  docs.box = std::string(box_view);
+  const std::string& box = docs.box;
+  docs.record = ReadDoc<identity::IdentityRecord>(store, identity::RecordKey(box),
+                                                  identity::ParseIdentityRecord);
+  if (docs.record.parsed) {
+    RecordChecker::Result r = checker.Check(box, *docs.record.parsed);
+    docs.record.status = r.record;
+    docs.attestation = r.attestation;
+  }
+  bool everything = depth == ReadDepth::kEverything;
+
+  // Listed, but not read unless needed: a reader that skips a document
+  // still knows it exists.
+  docs.retirement.present = fleet.retired.contains(box);
+  docs.enrollment.present = fleet.enrollments.contains(box);
+  docs.invitation.present = fleet.invitations.contains(box);
+  docs.report.present = fleet.reports.contains(box);
+  // Without a valid record nothing else can be verified (every binding is
+  // to the record's digest or key), so nothing else is read.
+  if (!docs.record.valid()) return docs;
+
+  if (docs.retirement.present) {
+    docs.retirement = ReadRetirement(store, docs, settings);
+    if (docs.retirement.valid() && !everything) return docs;
+  }
+  if (docs.enrollment.present) {
+    docs.enrollment = ReadEnrollment(store, docs, settings);
+    if (docs.enrollment.valid() && !everything) return docs;
+  }
+  if (docs.invitation.present) docs.invitation = ReadInvitation(store, docs, settings, now);
+  if (docs.report.present) {
+    docs.report = ReadDoc<identity::StatusReport>(store, identity::StatusKey(box),
+                                                  identity::ParseStatusReport);
+    if (docs.report.parsed) {
+      docs.report.status =
+          identity::VerifyStatusReport(*docs.report.parsed, Record(docs).doc.public_key, box);
+    }
+  }
+  return docs;
+}
+
+DocState<identity::Invitation> ReadInvitation(Store& store, const BoxDocs& docs,
+                                              const EnrollerSettings& settings, SystemTime now) {
+  auto d = ReadDoc<identity::Invitation>(store, identity::InvitationKey(docs.box),
+                                         identity::ParseInvitation);
+  if (d.parsed) {
+    d.status = identity::VerifyInvitation(*d.parsed, settings.enrollment_public_key, docs.box,
+                                          Record(docs).digest, now);
+  }
+  return d;
+}
+
+DocState<identity::Enrollment> ReadEnrollment(Store& store, const BoxDocs& docs,
+                                              const EnrollerSettings& settings) {
+  auto d = ReadDoc<identity::Enrollment>(store, identity::EnrollmentKey(docs.box),
+                                         identity::ParseEnrollment);
+  if (d.parsed) {
+    identity::EnrollmentBinding binding;
+    binding.box = docs.box;
+    binding.record_digest = Record(docs).digest;
+    d.status = identity::VerifyEnrollment(*d.parsed, settings.enrollment_public_key, binding);
+  }
+  return d;
+}
+
+DocState<identity::Retirement> ReadRetirement(Store& store, const BoxDocs& docs,
+                                              const EnrollerSettings& settings) {
+  auto d = ReadDoc<identity::Retirement>(store, identity::RetiredKey(docs.box),
+                                         identity::ParseRetirement);
+  if (d.parsed) {
+    d.status = identity::VerifyRetirement(*d.parsed, settings.enrollment_public_key, docs.box,
+                                          std::string_view(Record(docs).digest));
+  }
+  return d;
+}
+
+}  // namespace carlos::enroll

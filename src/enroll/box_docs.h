@@ -1,0 +1,123 @@
+// One box's documents as the enroller reads them from the store, each parsed
+// and verified (DESIGN.md, "Enrollment"; identity/*.h for each document's
+// rules), and nothing decided yet: verdict.h decides, stage.h names the
+// stage.
+//
+// Thread-safety: ReadBoxDocs may run for distinct boxes on many threads at
+// once (the Store and the RecordChecker are thread-safe); one BoxDocs is
+// written by one thread.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "base/clock.h"
+#include "base/status.h"
+#include "enroll/fleet.h"
+#include "enroll/settings.h"
+#include "identity/enrollment.h"
+#include "identity/identity_record.h"
+#include "identity/invitation.h"
+#include "identity/retirement.h"
+#include "identity/status_report.h"
+#include "store/store.h"
+
+namespace carlos::enroll {
+
+// One document of the box.
+template <typename T>
+struct DocState {
+  // The key was listed in this pass (or, after a Get, exists).
+  bool present = false;
+  // A Get was made (present documents a pass does not need are not read).
+  bool read = false;
+  // The parsed document, when it was read and parsed.
+  std::optional<identity::Parsed<T>> parsed;
+  // The store's version tag of what was read (for compare-and-swap).
+  std::string version;
+  // OK when read, parsed and verified; otherwise the store's error
+  // (kUnavailable, ...) or the refusal (kCorrupt, identity/refusal.h).
+  Status status;
+
+  bool valid() const { return read && parsed.has_value() && status.ok(); }
+  // True when reading failed in the store (not a refusal of the document).
+  bool store_error() const { return read && !status.ok() && status.code() != Code::kCorrupt; }
+};
+
+struct BoxDocs {
+  std::string box;
+  DocState<identity::IdentityRecord> record;
+  // When the record is valid: OK when its instance identity document
+  // verifies against AWS's certificate, or when unattested boxes are allowed
+  // and it has none; otherwise why not (a refusal, identity/refusal.h).
+  Status attestation;
+  DocState<identity::Retirement> retirement;
+  DocState<identity::Enrollment> enrollment;
+  // Verified against the record's digest and the pass's time: an expired
+  // invitation has a kExpired refusal here and `parsed` set.
+  DocState<identity::Invitation> invitation;
+  // Verified against the record's public key (a kWrongKey refusal here is
+  // another machine publishing under this label: a conflict).
+  DocState<identity::StatusReport> report;
+  // Why this box conflicts with another record (the same EC2 instance
+  // recorded under two labels), or nullopt.
+  std::optional<std::string> conflict;
+  // Set once the pass has read the edges files: the edges file naming this
+  // box ("control/edges/web-2.json"), or "" when none does.
+  std::optional<std::string> referenced_by;
+};
+
+// How much of a box a reader needs.
+enum class ReadDepth {
+  // What automatic enrollment needs, skipping documents whose answer cannot
+  // change its decision: a retired box's others, a validly enrolled box's
+  // invitation and report. This is the cheap pass.
+  kAutomatic,
+  // Every present document (`carlos boxes list`, the manual commands).
+  kEverything,
+};
+
+// Verifies identity records and their attestations once per record digest:
+// records are create-only and never rewritten, so a watch loop need not
+// repeat the Ed25519 and RSA checks of thousands of unchanged records every
+// pass. Thread-safe.
+class RecordChecker {
+ public:
+  explicit RecordChecker(const EnrollerSettings* settings) : settings_(settings) {}
+
+  struct Result {
+    Status record;       // VerifyIdentityRecord's answer.
+    Status attestation;  // See BoxDocs::attestation; OK when `record` is not.
+  };
+  // Checks `parsed`, read under `box`'s key.
+  Result Check(std::string_view box, const identity::Parsed<identity::IdentityRecord>& parsed);
+
+ private:
+  Result Compute(std::string_view box, const identity::Parsed<identity::IdentityRecord>& parsed);
+
+  const EnrollerSettings* settings_;
+  std::mutex mu_;
+  std::unordered_map<std::string, Result> cache_;  // "<box> <digest>" -> result.
+};
+
+// Reads `box`'s documents (those `fleet` lists, to `depth`) and verifies
+// each against the record, `settings`' enrollment key and `now`. Fills
+// everything but `conflict` and `referenced_by`. Never fails as a whole: each
+// document's status says what went wrong with it.
+BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view box,
+                    const EnrollerSettings& settings, RecordChecker& checker, SystemTime now,
+                    ReadDepth depth);
+
+// Re-reads `box`'s invitation, enrollment or retirement after a lost race
+// (a create-only write that found the key taken), verifying it as
+// ReadBoxDocs does.
+DocState<identity::Invitation> ReadInvitation(Store& store, const BoxDocs& docs,
+                                              const EnrollerSettings& settings, SystemTime now);
+DocState<identity::Enrollment> ReadEnrollment(Store& store, const BoxDocs& docs,
+                                              const EnrollerSettings& settings);
+DocState<identity::Retirement> ReadRetirement(Store& store, const BoxDocs& docs,
+                                              const EnrollerSettings& settings);
+
+}  // namespace carlos::enroll

@@ -1,0 +1,478 @@
+#include "enroll/enroller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/strings.h"
+#include "enroll/fleet.h"
+#include "enroll/fleet_checks.h"
+#include "enroll/parallel.h"
+#include "identity/encoding.h"
+#include "identity/enrollment.h"
+#include "identity/invitation.h"
+#include "identity/retirement.h"
+#include "identity/store_keys.h"
+
+namespace carlos::enroll {
+
+struct Enroller::Fleet {
+  FleetListing listing;
+  std::vector<BoxDocs> boxes;  // One per record, by label.
+  SystemTime now;
+};
+
+namespace {
+
+bool WouldInvite(const Verdict& v) {
+  return v.kind == VerdictKind::kInvite || v.kind == VerdictKind::kReinvite;
+}
+
+std::string LineFor(const std::string& box, const Verdict& v) {
+  switch (v.kind) {
+    case VerdictKind::kRefused:
+      return fmt::format("enroll: {}: refused: {}: {}", box, v.reason, v.detail);
+    case VerdictKind::kWaiting:
+      return fmt::format("enroll: {}: not enrolled: {}: {}", box, v.reason, v.detail);
+    case VerdictKind::kError:
+      return fmt::format("enroll: {}: {}: {}", box, v.reason, v.detail);
+    default:
+      return "";
+  }
+}
+
+Status NoWriteKey() {
+  return InvalidArgument(
+      "the enrollment key is not loaded: set CARLOS_ENROLLMENT_KEY to the enrollment key's file");
+}
+
+}  // namespace
+
+Enroller::Enroller(Store* store, Clock* clock, Logf logf, EnrollerSettings settings)
+    : store_(store),
+      clock_(clock),
+      logf_(std::move(logf)),
+      settings_(std::move(settings)),
+      checker_(&settings_) {}
+
+Enroller::~Enroller() = default;
+
+StatusOr<Enroller::Fleet> Enroller::ReadFleet(ReadDepth depth,
+                                              std::optional<std::string_view> focus) {
+  Fleet fleet;
+  CARLOS_ASSIGN_OR_RETURN(fleet.listing, ListFleet(*store_, settings_.workers));
+  fleet.now = clock_->Now();
+  fleet.boxes.resize(fleet.listing.records.size());
+  ParallelFor(fleet.boxes.size(), settings_.workers, [&](size_t i) {
+    const std::string& box = fleet.listing.records[i];
+    ReadDepth d = (focus && *focus == box) ? ReadDepth::kEverything : depth;
+    fleet.boxes[i] = ReadBoxDocs(*store_, fleet.listing, box, settings_, checker_, fleet.now, d);
+  });
+  MarkConflicts(fleet.boxes);
+  bool need_references = depth == ReadDepth::kEverything || focus.has_value();
+  for (size_t i = 0; i < fleet.boxes.size() && !need_references; ++i) {
+    need_references = WouldInvite(Decide(fleet.boxes[i], settings_, fleet.now));
+  }
+  if (need_references) CARLOS_RETURN_IF_ERROR(MarkReferences(fleet));
+  return fleet;
+}
+
+Status Enroller::MarkReferences(Fleet& fleet) {
+  CARLOS_ASSIGN_OR_RETURN(References refs,
+                          LoadReferences(*store_, fleet.listing, fleet.boxes, settings_.workers));
+  for (const std::string& line : refs.refused) {
+    // Keyed by the whole line: a refused edges file is logged again only
+    // when it changes.
+    reasons_.Note(logf_, "edges " + line.substr(0, line.find(':')), line, "enroll: " + line);
+  }
+  for (BoxDocs& b : fleet.boxes) {
+    auto it = refs.named_by.find(b.box);
+    b.referenced_by = it == refs.named_by.end() ? "" : it->second;
+  }
+  return OkStatus();
+}
+
+StatusOr<PassSummary> Enroller::Pass() {
+  if (!settings_.enrollment_key) return NoWriteKey();
+  CARLOS_ASSIGN_OR_RETURN(Fleet fleet, ReadFleet(ReadDepth::kAutomatic, std::nullopt));
+  std::vector<Verdict> verdicts(fleet.boxes.size());
+  for (size_t i = 0; i < fleet.boxes.size(); ++i) {
+    verdicts[i] = Decide(fleet.boxes[i], settings_, fleet.now);
+  }
+
+  PassSummary summary;
+  summary.boxes = static_cast<int>(fleet.boxes.size());
+  summary.outcomes.resize(fleet.boxes.size());
+  ParallelFor(fleet.boxes.size(), settings_.workers, [&](size_t i) {
+    const Verdict& v = verdicts[i];
+    if (v.kind == VerdictKind::kInvite || v.kind == VerdictKind::kReinvite ||
+        v.kind == VerdictKind::kEnroll) {
+      summary.outcomes[i] = Act(fleet.boxes[i], v, /*forced=*/false);
+      return;
+    }
+    Outcome& o = summary.outcomes[i];
+    o.box = fleet.boxes[i].box;
+    o.verdict = v.kind;
+    o.reason = v.reason;
+    o.line = LineFor(o.box, v);
+  });
+
+  for (const Outcome& o : summary.outcomes) {
+    Log(o);
+    switch (o.verdict) {
+      case VerdictKind::kInvite:
+      case VerdictKind::kReinvite:
+        summary.invited += o.acted;
+        summary.errors += !o.acted && o.reason == "store";
+        break;
+      case VerdictKind::kEnroll:
+        summary.enrolled += o.acted;
+        summary.errors += !o.acted && o.reason == "store";
+        break;
+      case VerdictKind::kRefused:
+        ++summary.refused;
+        break;
+      case VerdictKind::kWaiting:
+        ++summary.waiting;
+        break;
+      case VerdictKind::kError:
+        ++summary.errors;
+        break;
+      case VerdictKind::kNothing:
+        break;
+    }
+  }
+  return summary;
+}
+
+void Enroller::Log(const Outcome& o) {
+  if (o.line.empty()) {
+    reasons_.Clear(o.box);
+    return;
+  }
+  if (o.reason.empty()) {
+    // An action: logged every time it is taken, and a later refusal of the
+    // same box is news again.
+    reasons_.Clear(o.box);
+    if (logf_) logf_(o.line);
+    return;
+  }
+  reasons_.Note(logf_, o.box, o.reason, o.line);
+}
+
+Status Enroller::Watch(const Stop& stop) {
+  if (logf_) {
+    logf_(fmt::format("enroll: watching {} every {}", store_->Describe(),
+                      FormatDuration(settings_.every)));
+  }
+  std::string last_error;
+  while (!stop.requested()) {
+    StatusOr<PassSummary> pass = Pass();
+    if (!pass.ok()) {
+      if (pass.status().message() != last_error && logf_) {
+        logf_(fmt::format("enroll: {}; trying again in {}", pass.status().message(),
+                          FormatDuration(settings_.every)));
+      }
+      last_error = pass.status().message();
+      if (pass.status().code() == Code::kInvalidArgument) return pass.status();
+    } else {
+      last_error.clear();
+      if ((pass->invited > 0 || pass->enrolled > 0) && logf_) {
+        logf_(
+            fmt::format("enroll: pass over {} boxes: {} invited, {} enrolled, {} refused, {} "
+                        "waiting, {} errors",
+                        pass->boxes, pass->invited, pass->enrolled, pass->refused, pass->waiting,
+                        pass->errors));
+      }
+    }
+    if (!clock_->Sleep(settings_.every, stop)) break;
+  }
+  if (logf_) logf_("enroll: stopped");
+  return OkStatus();
+}
+
+Outcome Enroller::Act(const BoxDocs& docs, const Verdict& verdict, bool forced) {
+  if (verdict.kind == VerdictKind::kEnroll) return WriteEnrollment(docs);
+  return WriteInvitation(docs, verdict.kind == VerdictKind::kReinvite, verdict.detail, forced);
+}
+
+Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::string& why_again,
+                                  bool forced) {
+  Outcome o;
+  o.box = docs.box;
+  o.verdict = replace ? VerdictKind::kReinvite : VerdictKind::kInvite;
+  const auto& record = *docs.record.parsed;
+  SystemTime now = clock_->Now();
+  identity::Invitation inv;
+  inv.box = docs.box;
+  inv.record_digest = record.digest;
+  inv.region = record.doc.region;
+  inv.issued_at = now;
+  inv.expires_at = now + settings_.invitation_lifetime;
+  inv.forced = forced;
+  inv.floor_release = settings_.floor_release;
+  StatusOr<std::string> bytes = identity::SignInvitation(inv, *settings_.enrollment_key);
+  if (!bytes.ok()) {
+    o.reason = "store";
+    o.line = fmt::format("enroll: {}: the invitation was not signed: {}", docs.box,
+                         bytes.status().message());
+    return o;
+  }
+  PutOptions put;
+  if (replace) {
+    put.condition = PutCondition::kIfMatch;
+    put.if_match = docs.invitation.version;
+  } else {
+    put.condition = PutCondition::kCreateOnly;
+  }
+  const std::string key = identity::InvitationKey(docs.box);
+  StatusOr<std::string> written = store_->Put(key, *bytes, put);
+  if (written.ok()) {
+    o.acted = true;
+    std::string digest = identity::Sha256Digest(*bytes);
+    std::string what =
+        fmt::format("invitation {}, expires {}", digest, FormatRfc3339(inv.expires_at));
+    if (forced) {
+      o.line = fmt::format(
+          "enroll: {}: invited although it is referenced ({} names it), as "
+          "--force asks ({})",
+          docs.box, docs.referenced_by.value_or("an edges file"), what);
+    } else if (replace) {
+      o.line =
+          fmt::format("enroll: {}: invited again ({}), replacing {}", docs.box, what, why_again);
+    } else {
+      o.line = fmt::format("enroll: {}: invited ({})", docs.box, what);
+    }
+    return o;
+  }
+  if (written.status().code() == Code::kPreconditionFailed) {
+    // Another enroller wrote first: its invitation stands if it verifies.
+    DocState<identity::Invitation> theirs = ReadInvitation(*store_, docs, settings_, now);
+    if (theirs.valid()) {
+      o.line = fmt::format(
+          "enroll: {}: another enroller invited it first (invitation {}, "
+          "expires {})",
+          docs.box, theirs.parsed->digest, FormatRfc3339(theirs.parsed->doc.expires_at));
+      return o;
+    }
+    o.reason = "store";
+    o.line = fmt::format(
+        "enroll: {}: the invitation was not written: {} changed meanwhile, and "
+        "what is there now is not valid: {}",
+        docs.box, key, theirs.read ? theirs.status.message() : std::string("it is gone"));
+    return o;
+  }
+  o.reason = "store";
+  o.line = fmt::format("enroll: {}: the invitation was not written: {}", docs.box,
+                       written.status().message());
+  return o;
+}
+
+Outcome Enroller::WriteEnrollment(const BoxDocs& docs) {
+  Outcome o;
+  o.box = docs.box;
+  o.verdict = VerdictKind::kEnroll;
+  const auto& guard = *docs.report.parsed->doc.guard;
+  identity::Enrollment e;
+  e.box = docs.box;
+  e.record_digest = docs.record.parsed->digest;
+  e.invitation_digest = docs.invitation.parsed->digest;
+  e.guard_digest = *guard.guard_digest;
+  e.enrolled_at = clock_->Now();
+  StatusOr<std::string> bytes = identity::SignEnrollment(e, *settings_.enrollment_key);
+  if (!bytes.ok()) {
+    o.reason = "store";
+    o.line = fmt::format("enroll: {}: the enrollment was not signed: {}", docs.box,
+                         bytes.status().message());
+    return o;
+  }
+  const std::string key = identity::EnrollmentKey(docs.box);
+  StatusOr<std::string> written =
+      store_->Put(key, *bytes, PutOptions{PutCondition::kCreateOnly, ""});
+  if (written.ok()) {
+    o.acted = true;
+    o.line = fmt::format("enroll: {}: enrolled (record {}, invitation {}, guard {})", docs.box,
+                         e.record_digest, e.invitation_digest, e.guard_digest);
+    return o;
+  }
+  if (written.status().code() == Code::kPreconditionFailed) {
+    DocState<identity::Enrollment> theirs = ReadEnrollment(*store_, docs, settings_);
+    if (theirs.valid()) {
+      o.line = fmt::format("enroll: {}: another enroller enrolled it first (enrollment {})",
+                           docs.box, theirs.parsed->digest);
+      return o;
+    }
+    o.reason = "store";
+    o.line = fmt::format(
+        "enroll: {}: the enrollment was not written: {} was written meanwhile, "
+        "and it is not valid: {}",
+        docs.box, key, theirs.read ? theirs.status.message() : std::string("it is gone"));
+    return o;
+  }
+  o.reason = "store";
+  o.line = fmt::format("enroll: {}: the enrollment was not written: {}", docs.box,
+                       written.status().message());
+  return o;
+}
+
+StatusOr<BoxDocs> Enroller::ReadFocus(std::string_view box) {
+  if (!IsLabel(box)) {
+    return InvalidArgument(fmt::format("{} is not a box label ([a-z0-9-]{{1,63}})", box));
+  }
+  CARLOS_ASSIGN_OR_RETURN(Fleet fleet, ReadFleet(ReadDepth::kAutomatic, box));
+  for (BoxDocs& b : fleet.boxes) {
+    if (b.box == box) return std::move(b);
+  }
+  return NotFound(fmt::format("{} has no identity record ({})", box, identity::RecordKey(box)));
+}
+
+Status Enroller::Invite(std::string_view box, bool force) {
+  if (!settings_.enrollment_key) return NoWriteKey();
+  CARLOS_ASSIGN_OR_RETURN(BoxDocs docs, ReadFocus(box));
+  Verdict v = Decide(docs, settings_, clock_->Now());
+  switch (v.kind) {
+    case VerdictKind::kInvite:
+    case VerdictKind::kReinvite: {
+      Outcome o = Act(docs, v, false);
+      Log(o);
+      return o.reason == "store" ? Unavailable(o.line) : OkStatus();
+    }
+    case VerdictKind::kRefused: {
+      if (v.reason == "referenced" && force) {
+        if (logf_) {
+          logf_(fmt::format("enroll: {}: referenced: {} names it; inviting it anyway (--force)",
+                            docs.box, *docs.referenced_by));
+        }
+        Outcome o = WriteInvitation(docs, docs.invitation.read, docs.invitation.status.message(),
+                                    /*forced=*/true);
+        Log(o);
+        return o.reason == "store" ? Unavailable(o.line) : OkStatus();
+      }
+      return PreconditionFailed(fmt::format("{} is refused: {}: {}", box, v.reason, v.detail));
+    }
+    case VerdictKind::kWaiting:
+    case VerdictKind::kEnroll:
+      if (logf_) {
+        logf_(fmt::format("enroll: {}: already invited (invitation {}, expires {})", box,
+                          docs.invitation.parsed->digest,
+                          FormatRfc3339(docs.invitation.parsed->doc.expires_at)));
+      }
+      return OkStatus();
+    case VerdictKind::kNothing:
+      return PreconditionFailed(fmt::format("{} is already enrolled: it needs no invitation", box));
+    case VerdictKind::kError:
+      return Unavailable(fmt::format("{}: {}", box, v.detail));
+  }
+  return Internal("unreachable");
+}
+
+Status Enroller::Enroll(std::string_view box) {
+  if (!settings_.enrollment_key) return NoWriteKey();
+  CARLOS_ASSIGN_OR_RETURN(BoxDocs docs, ReadFocus(box));
+  Verdict v = Decide(docs, settings_, clock_->Now());
+  switch (v.kind) {
+    case VerdictKind::kEnroll: {
+      Outcome o = Act(docs, v, false);
+      Log(o);
+      return o.reason == "store" ? Unavailable(o.line) : OkStatus();
+    }
+    case VerdictKind::kNothing:
+      if (logf_) logf_(fmt::format("enroll: {}: already enrolled", box));
+      return OkStatus();
+    case VerdictKind::kInvite:
+    case VerdictKind::kReinvite:
+      return PreconditionFailed(fmt::format(
+          "{} is not enrolled: not invited: {}; invite it first (carlos boxes invite {})", box,
+          docs.invitation.read ? docs.invitation.status.message()
+                               : std::string("it has no invitation"),
+          box));
+    case VerdictKind::kRefused:
+      return PreconditionFailed(fmt::format("{} is refused: {}: {}", box, v.reason, v.detail));
+    case VerdictKind::kWaiting:
+      return PreconditionFailed(fmt::format("{} is not enrolled: {}: {}", box, v.reason, v.detail));
+    case VerdictKind::kError:
+      return Unavailable(fmt::format("{}: {}", box, v.detail));
+  }
+  return Internal("unreachable");
+}
+
+Status Enroller::Retire(std::string_view box, std::string_view reason) {
+  if (!settings_.enrollment_key) return NoWriteKey();
+  if (!IsLabel(box)) {
+    return InvalidArgument(fmt::format("{} is not a box label ([a-z0-9-]{{1,63}})", box));
+  }
+  if (reason.size() > 1024) return InvalidArgument("the reason is longer than 1024 bytes");
+  // A retirement binds the record's digest; a record that does not verify
+  // (a conflict) can be retired too, as long as it parses: retiring it is
+  // how an operator ends the conflict.
+  BoxDocs docs;
+  docs.box = std::string(box);
+  StatusOr<Object> obj = store_->Get(identity::RecordKey(box));
+  if (!obj.ok()) {
+    if (obj.status().code() == Code::kNotFound) {
+      return NotFound(fmt::format("{} has no identity record ({})", box, identity::RecordKey(box)));
+    }
+    return obj.status();
+  }
+  StatusOr<identity::Parsed<identity::IdentityRecord>> record =
+      identity::ParseIdentityRecord(obj->data);
+  if (!record.ok()) {
+    return PreconditionFailed(
+        fmt::format("{} cannot be retired: {}", box, record.status().message()));
+  }
+  docs.record.present = docs.record.read = true;
+  docs.record.parsed = std::move(*record);
+
+  identity::Retirement r;
+  r.box = docs.box;
+  r.record_digest = docs.record.parsed->digest;
+  r.retired_at = clock_->Now();
+  r.reason = std::string(reason);
+  CARLOS_ASSIGN_OR_RETURN(std::string bytes,
+                          identity::SignRetirement(r, *settings_.enrollment_key));
+  StatusOr<std::string> written =
+      store_->Put(identity::RetiredKey(box), bytes, PutOptions{PutCondition::kCreateOnly, ""});
+  if (written.ok()) {
+    if (logf_) {
+      logf_(fmt::format("enroll: {}: retired (record {}){}", box, r.record_digest,
+                        reason.empty() ? "" : fmt::format(": {}", reason)));
+    }
+    return OkStatus();
+  }
+  if (written.status().code() != Code::kPreconditionFailed) return written.status();
+  DocState<identity::Retirement> theirs = ReadRetirement(*store_, docs, settings_);
+  if (theirs.valid()) {
+    if (logf_) {
+      logf_(fmt::format("enroll: {}: already retired at {}", box,
+                        FormatRfc3339(theirs.parsed->doc.retired_at)));
+    }
+    return OkStatus();
+  }
+  return PreconditionFailed(fmt::format(
+      "{} is not retired: {} is in place and not valid: {}; remove it (carlos store rm {}) and "
+      "retire again",
+      box, identity::RetiredKey(box),
+      theirs.read ? theirs.status.message() : std::string("it vanished"),
+      identity::RetiredKey(box)));
+}
+
+StatusOr<std::vector<BoxRow>> Enroller::List(const std::optional<std::string>& region) {
+  CARLOS_ASSIGN_OR_RETURN(Fleet fleet, ReadFleet(ReadDepth::kEverything, std::nullopt));
+  std::vector<BoxRow> rows;
+  for (const BoxDocs& b : fleet.boxes) {
+    if (region && (!b.record.parsed || b.record.parsed->doc.region != *region)) continue;
+    rows.push_back(MakeRow(b, Decide(b, settings_, fleet.now), fleet.now));
+  }
+  if (!region) {
+    for (const std::string& box : fleet.listing.Unrecorded()) {
+      BoxDocs b;
+      b.box = box;
+      rows.push_back(MakeRow(b, Decide(b, settings_, fleet.now), fleet.now));
+    }
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const BoxRow& a, const BoxRow& b) { return a.box < b.box; });
+  return rows;
+}
+
+}  // namespace carlos::enroll

@@ -1,0 +1,151 @@
+#include "enroll/settings.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <charconv>
+#include <memory>
+
+#include "base/files.h"
+#include "base/strings.h"
+#include "host/duration.h"
+#include "host/timings.h"
+
+namespace carlos::enroll {
+
+namespace {
+
+// A PEM certificate file is small; AWS's are about 1.3 KiB.
+constexpr size_t kMaxCertificateFileBytes = 64 * 1024;
+
+constexpr std::string_view kPemSuffix = ".pem";
+
+StatusOr<std::string> ReadCertificate(const std::string& path) {
+  CARLOS_ASSIGN_OR_RETURN(std::string pem, ReadFileLimited(path, kMaxCertificateFileBytes));
+  if (pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+    return InvalidArgument(path + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+  }
+  return pem;
+}
+
+// Parses a Go duration setting into `*out` when it is set.
+Status ApplyDuration(const Getenv& getenv, const char* name, Milliseconds* out) {
+  std::string v = TrimSpace(getenv(name));
+  if (v.empty()) return OkStatus();
+  StatusOr<std::chrono::nanoseconds> d = ParseDuration(v);
+  if (!d.ok()) return d.status().Annotate(name);
+  if (d->count() < 0) return InvalidArgument(std::string(name) + ": " + v + " is negative");
+  *out = std::chrono::duration_cast<Milliseconds>(*d);
+  return OkStatus();
+}
+
+}  // namespace
+
+const std::string* IidCertificates::For(std::string_view region) const {
+  auto it = by_region.find(region);
+  if (it != by_region.end()) return &it->second;
+  if (!any_region_pem.empty()) return &any_region_pem;
+  return nullptr;
+}
+
+StatusOr<IidCertificates> LoadIidCertificates(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return ErrnoStatus(errno, "stat", path);
+  IidCertificates certs;
+  if (!S_ISDIR(st.st_mode)) {
+    CARLOS_ASSIGN_OR_RETURN(certs.any_region_pem, ReadCertificate(path));
+    return certs;
+  }
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(opendir(path.c_str()), closedir);
+  if (!dir) return ErrnoStatus(errno, "opendir", path);
+  while (dirent* e = readdir(dir.get())) {
+    std::string_view name = e->d_name;
+    if (name.size() <= kPemSuffix.size() || !name.ends_with(kPemSuffix)) continue;
+    std::string region(name.substr(0, name.size() - kPemSuffix.size()));
+    if (!IsLabel(region)) continue;
+    CARLOS_ASSIGN_OR_RETURN(certs.by_region[region], ReadCertificate(path + "/" + e->d_name));
+  }
+  if (certs.by_region.empty()) {
+    return InvalidArgument(path + " is a directory without any <region>.pem certificate");
+  }
+  return certs;
+}
+
+StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
+  EnrollerSettings s;
+
+  std::string key_path = TrimSpace(getenv("CARLOS_ENROLLMENT_KEY"));
+  std::string pub_text = TrimSpace(getenv("CARLOS_ENROLLMENT_PUBKEY"));
+  if (!key_path.empty()) {
+    StatusOr<identity::PrivateKey> key = identity::LoadPrivateKeyFile(key_path);
+    if (!key.ok()) return key.status().Annotate("CARLOS_ENROLLMENT_KEY");
+    s.enrollment_public_key = key->public_key();
+    s.enrollment_key = std::move(*key);
+  } else if (need == KeyNeed::kPrivate) {
+    return InvalidArgument(
+        "CARLOS_ENROLLMENT_KEY is not set: set it to the enrollment key's file (carlos boxes "
+        "keygen --out)");
+  }
+  if (!pub_text.empty()) {
+    StatusOr<identity::PublicKey> pub = identity::PublicKey::Parse(pub_text);
+    if (!pub.ok()) return pub.status().Annotate("CARLOS_ENROLLMENT_PUBKEY");
+    if (s.enrollment_key && !(*pub == s.enrollment_public_key)) {
+      return InvalidArgument("CARLOS_ENROLLMENT_PUBKEY is " + pub->ToString() +
+                             ", but the key in CARLOS_ENROLLMENT_KEY is " +
+                             s.enrollment_public_key.ToString());
+    }
+    s.enrollment_public_key = *pub;
+  } else if (!s.enrollment_key) {
+    return InvalidArgument(
+        "neither CARLOS_ENROLLMENT_KEY nor CARLOS_ENROLLMENT_PUBKEY is set: the enroller cannot "
+        "check invitations and enrollments without the enrollment key");
+  }
+
+  s.allow_unattested = SwitchOn(getenv, "CARLOS_ALLOW_UNATTESTED");
+  std::string cert_path = TrimSpace(getenv("CARLOS_AWS_IID_CERT"));
+  if (!cert_path.empty()) {
+    StatusOr<IidCertificates> certs = LoadIidCertificates(cert_path);
+    if (!certs.ok()) return certs.status().Annotate("CARLOS_AWS_IID_CERT");
+    s.iid_certificates = std::move(*certs);
+  } else if (need == KeyNeed::kPrivate && !s.allow_unattested) {
+    return InvalidArgument(
+        "CARLOS_AWS_IID_CERT is not set: set it to AWS's RSA-2048 instance identity certificate "
+        "(a PEM file, or a directory of <region>.pem), or set CARLOS_ALLOW_UNATTESTED=1 to "
+        "admit boxes without one");
+  }
+
+  std::string region = TrimSpace(getenv("CARLOS_REGION"));
+  if (!region.empty()) {
+    if (!IsLabel(region)) {
+      return InvalidArgument("CARLOS_REGION: " + region +
+                             " is not a region label ([a-z0-9-]{1,63})");
+    }
+    s.region = region;
+  }
+  std::string floor = TrimSpace(getenv("CARLOS_FLOOR_RELEASE"));
+  if (!floor.empty()) {
+    if (floor.size() > 128) return InvalidArgument("CARLOS_FLOOR_RELEASE: longer than 128 bytes");
+    s.floor_release = floor;
+  }
+
+  StatusOr<Timings> timings = TimingsFromEnv(getenv);
+  if (!timings.ok()) return timings.status();
+  s.every = timings->join_every;
+  s.report_freshness = timings->report_freshness;
+  s.invitation_lifetime = timings->invitation_lifetime;
+  CARLOS_RETURN_IF_ERROR(ApplyDuration(getenv, "CARLOS_REPORT_CLOCK_SKEW", &s.report_clock_skew));
+
+  std::string workers = TrimSpace(getenv("CARLOS_ENROLL_WORKERS"));
+  if (!workers.empty()) {
+    int n = 0;
+    auto [end, ec] = std::from_chars(workers.data(), workers.data() + workers.size(), n);
+    if (ec != std::errc() || end != workers.data() + workers.size() || n < 1 || n > 64) {
+      return InvalidArgument("CARLOS_ENROLL_WORKERS: " + workers + " is not a number from 1 to 64");
+    }
+    s.workers = n;
+  }
+  return s;
+}
+
+}  // namespace carlos::enroll

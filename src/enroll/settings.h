@@ -1,0 +1,107 @@
+// The enroller's settings (DESIGN.md, "Enrollment" and "Timings";
+// docs/enroll.md, "Settings"): which key signs, which AWS certificate
+// attests instance identity documents, whether unattested boxes are
+// allowed, the region it is scoped to, and its timings.
+//
+// Every setting lives in the enroller's own environment (or its flags),
+// never in the deployment store: the store is written by every box (records,
+// reports, edges files), so a setting there that loosens a check — allowing
+// unattested boxes above all — could be written by any box that wants in.
+//
+// Environment (flags of `carlos boxes ...` override each):
+//   CARLOS_ENROLLMENT_KEY      path to the enrollment key's private key file
+//                              (`carlos boxes keygen --out`); needed to write
+//   CARLOS_ENROLLMENT_PUBKEY   "ed25519:<base64>"; enough for `list`, and
+//                              must match the private key when both are set
+//   CARLOS_AWS_IID_CERT        path to AWS's RSA-2048 certificate (PEM) for
+//                              instance identity documents, or to a directory
+//                              of <region>.pem files, one per region
+//   CARLOS_ALLOW_UNATTESTED    on when not blank (base/env.h SwitchOn): boxes
+//                              without a verifiable instance identity
+//                              document may be invited (off by default)
+//   CARLOS_REGION              scope: only boxes of this region are invited
+//                              and enrolled ("" = every region)
+//   CARLOS_FLOOR_RELEASE       the guard policy's floor release written into
+//                              new invitations ("" = none)
+//   CARLOS_JOIN_EVERY, CARLOS_REPORT_FRESHNESS, CARLOS_INVITATION_LIFETIME
+//                              (host/timings.h), CARLOS_REPORT_CLOCK_SKEW
+//                              (Go duration, default 30s), CARLOS_ENROLL_WORKERS
+//                              (1-64, default 8)
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/clock.h"
+#include "base/env.h"
+#include "base/status.h"
+#include "identity/keys.h"
+
+namespace carlos::enroll {
+
+// AWS's RSA-2048 certificates for instance identity documents: one for every
+// region, or one per region (AWS EC2 User Guide, "Verify the instance
+// identity document using the RSA-2048 signature": each region has its own).
+struct IidCertificates {
+  // The certificate used for every region (a single PEM file), or "".
+  std::string any_region_pem;
+  // Region -> PEM (a directory of <region>.pem files).
+  std::map<std::string, std::string, std::less<>> by_region;
+
+  bool empty() const { return any_region_pem.empty() && by_region.empty(); }
+  // The PEM for `region`, or nullptr when none is configured for it.
+  const std::string* For(std::string_view region) const;
+};
+
+// Loads CARLOS_AWS_IID_CERT's form: `path` is a PEM file (every region) or a
+// directory whose <region>.pem files each hold one region's certificate
+// (other files are ignored). Errors: kNotFound when `path` does not exist;
+// kInvalidArgument when the file (or a <region>.pem) holds no
+// "-----BEGIN CERTIFICATE-----", or the directory holds no <region>.pem;
+// others as base/files.h.
+StatusOr<IidCertificates> LoadIidCertificates(const std::string& path);
+
+struct EnrollerSettings {
+  // Signs invitations, enrollments and retirements; nullopt for a read-only
+  // enroller (`carlos boxes list`).
+  std::optional<identity::PrivateKey> enrollment_key;
+  // Verifies them; the private key's public half when that is set.
+  identity::PublicKey enrollment_public_key;
+  IidCertificates iid_certificates;
+  // DESIGN.md: "IID signature unless the deployment allows unattested boxes".
+  bool allow_unattested = false;
+  // Only boxes of this region are invited and enrolled; nullopt = any.
+  std::optional<std::string> region;
+  // The guard policy written into new invitations.
+  std::optional<std::string> floor_release;
+  // DESIGN.md, "Timings": the watch interval (joinEvery), reportFreshness,
+  // the invitation lifetime.
+  Milliseconds every{15'000};
+  Milliseconds report_freshness{5 * 60'000};
+  Milliseconds invitation_lifetime{24 * 3600'000};
+  // How far in the future (by the enroller's clock) a report may be dated
+  // and still count as fresh: the boxes' clocks are not the enroller's.
+  Milliseconds report_clock_skew{30'000};
+  // Store requests in flight at once, at most (a worker pool of this size).
+  int workers = 8;
+};
+
+// What the process needs beyond reading the store.
+enum class KeyNeed {
+  kPublicOnly,  // `list`: CARLOS_ENROLLMENT_PUBKEY or the private key.
+  kPrivate,     // Every command that writes: CARLOS_ENROLLMENT_KEY.
+};
+
+// Reads the settings from `getenv` (the variables above). Errors:
+// kInvalidArgument naming the variable: a missing enrollment key for
+// kPrivate (or neither key for kPublicOnly), a malformed duration or worker
+// count, a region or floor release out of its limits, a public key that does
+// not match the private key, and — for kPrivate — no CARLOS_AWS_IID_CERT
+// while CARLOS_ALLOW_UNATTESTED is off (nothing could ever be attested);
+// errors of LoadPrivateKeyFile and LoadIidCertificates, annotated with the
+// variable's name.
+StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need);
+
+}  // namespace carlos::enroll

@@ -1,0 +1,62 @@
+// `carlos system guard-exec`'s decision (DESIGN.md, "The guard"; issue 6):
+// whether the agent unit may start its command now.
+//
+//   guard not armed (absent, installed only, armed for another guard, or
+//   refused as untrusted): start — the agent can then only join, since its
+//   own mode selection hosts only an enrolled box with an armed guard;
+//   guard armed: start only when
+//     - the running release is at least the guard's floor release,
+//     - the box is not retired (control/retired/<box>.json valid for the
+//       guard's record; one that cannot be verified also refuses: a box
+//       must not guess whether it is retired),
+//     - its enrollment control/enrollments/<box>.json verifies under
+//       CARLOS_ENROLLMENT_PUBKEY and is bound to the guard's record,
+//       invitation and guard digests;
+//   otherwise refuse, with the reason. The store is read only when armed.
+//
+// Thread-safety: plain function; safe from any thread when the injected
+// functions are.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/env.h"
+#include "base/status.h"
+#include "store/store.h"
+
+namespace carlos::guard {
+
+struct ExecCheckDeps {
+  Getenv getenv;  // CARLOS_DATA_DIR, CARLOS_ENROLLMENT_PUBKEY.
+  // Opens the deployment store (OpenStore in production); called only when
+  // the guard is armed.
+  std::function<StatusOr<std::unique_ptr<Store>>()> open_store;
+  uid_t owner_uid = 0;  // Who must own the guard's files: root (0) in production.
+  std::string release;  // The running release (host/version.h Release()).
+};
+
+struct ExecVerdict {
+  bool armed = false;
+  std::string box;  // The guard's box, when armed.
+  // One sentence for the log: why the command may start ("the guard is not
+  // armed (armed.json is absent): the agent can only join" / "the guard is
+  // armed for web-1 and its enrollment sha256:... matches").
+  std::string why;
+};
+
+// The decision. Returns the verdict when the command may start. Errors (the
+// command must NOT start; the message says why and what to do):
+//   kCorrupt            the enrollment or a retirement refused, or the box
+//                       is retired (identity/refusal.h reasons);
+//   kNotFound           the guard is armed but no enrollment exists (it was
+//                       withdrawn, or the box was never enrolled for it);
+//   kPreconditionFailed the running release is below the floor;
+//   kInvalidArgument    CARLOS_ENROLLMENT_PUBKEY or the store's settings;
+//   kUnavailable, ...   the guard's files or the store could not be read.
+StatusOr<ExecVerdict> CheckGuardForExec(const ExecCheckDeps& deps);
+
+}  // namespace carlos::guard

@@ -1,0 +1,32 @@
+// `carlos system guard-status [--json]`: the guard's facts on this box, as
+// root (and guard-exec) read them (guard/local_guard.h), for an operator.
+// Reads only the box's own disk, never the store.
+//
+// Thread-safety: plain functions over values.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "guard/local_guard.h"
+
+namespace carlos::guard {
+
+// The facts as a JSON object:
+//   {"data_dir", "guard_dir", "installed": bool, "armed": bool,
+//    "guard_digest"?, "box"?, "instance_id"?, "region"?, "record_digest"?,
+//    "invitation_digest"?, "floor_release"?, "installed_at"?, "armed_at"?,
+//    "armed_for"? (the digest armed.json names), "why_not_armed"?,
+//    "guard_refused"?, "armed_refused"?, "join_requested_at"? (the marker's
+//    modification time)}
+// Absent facts are left out. Times are RFC 3339 UTC.
+nlohmann::json GuardStatusJson(const std::string& data_dir, const LocalGuard& local);
+
+// The same facts, one "name: value" per line, for a person.
+std::string GuardStatusText(const nlohmann::json& facts);
+
+// The join marker's path: <data_dir>/system-join-requested (the seed's
+// joinRequestMarker).
+std::string JoinMarkerPath(const std::string& data_dir);
+
+}  // namespace carlos::guard

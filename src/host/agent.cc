@@ -1,0 +1,305 @@
+#include "host/agent.h"
+
+#include <sys/stat.h>
+
+#include <mutex>
+#include <optional>
+
+#include "base/files.h"
+#include "base/strings.h"
+#include "guard/state.h"
+#include "host/entry.h"
+#include "host/gate.h"
+#include "host/hosting.h"
+#include "host/joining.h"
+#include "host/joinmode.h"
+#include "host/label.h"
+#include "host/record_loop.h"
+#include "host/timings.h"
+#include "host/version.h"
+#include "identity/edges_file.h"
+#include "identity/store_keys.h"
+#include "imds/group_reference.h"
+#include "imds/instance_identity.h"
+#include "lbhealth/listener.h"
+#include "status/report.h"
+#include "store/store.h"
+
+namespace carlos {
+
+namespace {
+
+// What opening the deployment's stores and this box's keys gives: shared by
+// the mode facts, the record loop, the reports and hosting.
+struct Opened {
+  std::shared_ptr<Store> store;
+  identity::PrivateKey box_key;
+  ModeFacts facts;
+};
+
+class Agent {
+ public:
+  Agent(const AgentFlags& flags, const AgentEnv& env, Timings timings)
+      : flags_(flags),
+        env_(env),
+        timings_(timings),
+        data_dir_(DataDir(env.getenv)),
+        imds_(imds::ImdsOptionsFromEnv(env.getenv), env.clock) {}
+
+  int Run() {
+    if (!host::GroupReferenced(env_.getenv)) {
+      StatusOr<std::string> label = BoxLabel(env_.getenv, SystemHostname());
+      if (!label.ok()) {
+        env_.logf("agent: " + label.status().ToString());
+        return 1;
+      }
+      label_ = *label;
+    }
+    host::AgentEntry(
+        env_.getenv, [this] { return ResolveGroup(); }, host::GroupReferenceBackoff, *env_.clock,
+        env_.logf, *env_.stop, [this] { return Gate(); }, [this] { exit_code_ = Host(); });
+    return exit_code_;
+  }
+
+ private:
+  // The entry's resolve: the group reference, which gives the label.
+  StatusOr<std::string> ResolveGroup() {
+    StatusOr<imds::GroupReference> ref = imds::ResolveGroupReference(imds_);
+    if (!ref.ok()) return ref.status();
+    group_ = *ref;
+    label_ = ref->label;
+    return ref->group + " (tag " + ref->tag + "; box label " + ref->label + ")";
+  }
+
+  bool Gate() {
+    carlos::Gate g;
+    g.getenv = env_.getenv;
+    g.open = [this]() -> StatusOr<std::shared_ptr<const ModeFacts>> {
+      CARLOS_ASSIGN_OR_RETURN(opened_, Open());
+      // The facts live as long as what they were opened with.
+      return std::shared_ptr<const ModeFacts>(opened_, &opened_->facts);
+    };
+    g.select = [](const ModeFacts& f) { return SelectMode(f); };
+    g.join = [this](std::shared_ptr<const ModeFacts>, const ModeDecision&, const Stop& stop) {
+      return Join(stop);
+    };
+    g.wait = timings_.join_every;
+    g.clock = env_.clock;
+    g.logf = env_.logf;
+    return DecideAgentMode(g, *env_.stop);
+  }
+
+  // Opens the store, the enrollment key and the box key.
+  StatusOr<std::shared_ptr<Opened>> Open() {
+    CARLOS_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenStore(env_.getenv));
+    std::string pub = TrimSpace(env_.getenv("CARLOS_ENROLLMENT_PUBKEY"));
+    if (pub.empty()) {
+      return InvalidArgument(
+          "CARLOS_ENROLLMENT_PUBKEY is not set: the box cannot check its invitation, enrollment "
+          "or retirement");
+    }
+    StatusOr<identity::PublicKey> enrollment_key = identity::PublicKey::Parse(pub);
+    if (!enrollment_key.ok()) return enrollment_key.status().Annotate("CARLOS_ENROLLMENT_PUBKEY");
+    StatusOr<identity::PrivateKey> box_key = identity::LoadOrCreateBoxKey(data_dir_);
+    if (!box_key.ok()) return box_key.status().Annotate("the box key");
+    auto o = std::make_shared<Opened>(Opened{std::move(store), *box_key, {}});
+
+    ModeFacts& f = o->facts;
+    f.box = label_;
+    f.now = [clock = env_.clock] { return clock->Now(); };
+    f.read = [store = o->store, dir = StoreDir()](const std::string& key) -> StatusOr<std::string> {
+      StatusOr<Object> obj = store->Get(key);
+      if (obj.ok()) return std::move(obj->data);
+      // A directory store whose directory is gone answers "not found" for
+      // every key; that is a store that cannot say, not an empty one.
+      struct stat st {};
+      if (obj.status().code() == Code::kNotFound && !dir.empty() &&
+          (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+        return Unavailable("the deployment directory " + dir + " does not exist");
+      }
+      return obj.status();
+    };
+    f.guard = [dir = data_dir_] { return guard::ReadGuardState(dir); };
+    f.enrollment_key = *enrollment_key;
+    f.box_key = o->box_key.public_key();
+    return o;
+  }
+
+  // CARLOS_DEPLOYMENT_DIR when the store is a directory, else "".
+  std::string StoreDir() const {
+    if (!TrimSpace(env_.getenv("CARLOS_DEPLOYMENT_BUCKET")).empty()) return "";
+    return TrimSpace(env_.getenv("CARLOS_DEPLOYMENT_DIR"));
+  }
+
+  // The instance identity, read from IMDS once it answers (cached).
+  StatusOr<imds::InstanceIdentity> Instance() {
+    std::lock_guard<std::mutex> lock(instance_mu_);
+    if (instance_) return *instance_;
+    CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity ii, imds::ReadInstanceIdentity(imds_));
+    if (!ii.attested()) env_.logf("agent: this box is unattested: " + ii.unattested_reason);
+    instance_ = ii;
+    return ii;
+  }
+
+  StatusOr<std::string> Region(const imds::InstanceIdentity& ii) const {
+    std::string region = EnvOr(env_.getenv, "CARLOS_REGION", ii.attested() ? ii.region : "");
+    if (region.empty()) return InvalidArgument("CARLOS_REGION is not set, and IMDS gives none");
+    return region;
+  }
+
+  StatusOr<identity::IdentityRecord> BuildRecord(const Opened& o) {
+    CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity ii, Instance());
+    identity::IdentityRecord r;
+    r.box = label_;
+    CARLOS_ASSIGN_OR_RETURN(r.region, Region(ii));
+    CARLOS_ASSIGN_OR_RETURN(r.machine_id,
+                            status::ReadMachineId(status::MachineIdPath(env_.getenv)));
+    r.instance_id = ii.attested() ? ii.instance_id : "";
+    if (group_) r.group_reference = group_->group;
+    r.release = Release();
+    r.platform = Platform();
+    r.public_key = o.box_key.public_key();
+    r.created_at = env_.clock->Now();
+    if (ii.attested()) r.attestation = identity::InstanceAttestation{ii.document, ii.rsa2048};
+    return r;
+  }
+
+  StatusOr<status::Probes> Probes() {
+    CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity ii, Instance());
+    status::Probes p;
+    p.box = label_;
+    CARLOS_ASSIGN_OR_RETURN(p.region, Region(ii));
+    CARLOS_ASSIGN_OR_RETURN(p.machine_id,
+                            status::ReadMachineId(status::MachineIdPath(env_.getenv)));
+    p.instance_id = ii.attested() ? ii.instance_id : "";
+    p.release = Release();
+    p.platform = Platform();
+    p.system_channel = TrimSpace(env_.getenv("CARLOS_SYSTEM_CHANNEL"));
+    return p;
+  }
+
+  // Publishes the status report with the guard's facts (the seed's
+  // claimReport); `stage` "hosting" for a hosting box, else the guard's.
+  Status Report(const Opened& o, bool hosting) {
+    CARLOS_ASSIGN_OR_RETURN(status::Probes p, Probes());
+    CARLOS_ASSIGN_OR_RETURN(guard::GuardState g, guard::ReadGuardState(data_dir_));
+    std::string stage = hosting         ? "hosting"
+                        : g.armed_now() ? "guard-ready"
+                        : g.installed() ? "guard-installed"
+                                        : "invited";
+    return status::PublishReport(
+        *o.store, o.box_key, status::BuildReport(p, env_.clock->Now(), hosting, stage, g.Facts()));
+  }
+
+  Status RequestArm() {
+    return WriteFileAtomic(data_dir_ + "/" + std::string(kJoinRequestMarker),
+                           FormatRfc3339Nano(env_.clock->Now()) + "\n", 0644);
+  }
+
+  StatusOr<std::unique_ptr<net::HttpServer>> Listen() {
+    return lbhealth::StartListener(flags_.http, timings_.health_header_timeout,
+                                   &lbhealth::Default());
+  }
+
+  Status Join(const Stop& stop) {
+    std::shared_ptr<Opened> o = opened_;
+    Joining j;
+    j.select = [o] { return SelectMode(o->facts); };
+    j.serve = [this](const Stop& done) -> Status {
+      CARLOS_ASSIGN_OR_RETURN(std::unique_ptr<net::HttpServer> srv, Listen());
+      while (!done.WaitFor(Milliseconds(3'600'000))) {
+      }
+      srv->Shutdown();
+      return OkStatus();
+    };
+    j.record = [this, o](const Stop& done) {
+      RecordLoop loop;
+      loop.store = o->store.get();
+      loop.box_key = &o->box_key;
+      loop.build = [this, o] { return BuildRecord(*o); };
+      loop.backoff = host::GroupReferenceBackoff;
+      loop.clock = env_.clock;
+      loop.logf = env_.logf;
+      RunRecordLoop(loop, label_, done);
+    };
+    j.report = [this, o] { return Report(*o, false); };
+    j.request_arm = [this] { return RequestArm(); };
+    j.every = timings_.join_every;
+    j.nudge_every = timings_.join_nudge_every;
+    j.clock = env_.clock;
+    j.logf = env_.logf;
+    j.health = &lbhealth::Default();
+    return RunJoining(j, stop).status;
+  }
+
+  int Host() {
+    auto srv = Listen();
+    if (!srv.ok()) {
+      env_.logf("agent: hosting: the load balancer health check is not answered: " +
+                srv.status().ToString());
+      return 1;
+    }
+    Hosting h;
+    h.box = label_;
+    const bool joining_mode =
+        SwitchOn(env_.getenv, "CARLOS_HOST_CLAIM") && SwitchOn(env_.getenv, "CARLOS_REGION_HA");
+    std::shared_ptr<Opened> o = opened_;
+    if (!o) {
+      // A switch is off: the gate opened nothing. Publish when the
+      // deployment's stores can be opened; host regardless.
+      StatusOr<std::shared_ptr<Opened>> opened = Open();
+      if (opened.ok()) {
+        o = *opened;
+      } else {
+        env_.logf("agent: hosting without publishing the edges file or the status report: " +
+                  opened.status().ToString());
+      }
+    }
+    if (joining_mode && o) h.select = [o] { return SelectMode(o->facts); };
+    if (o) {
+      h.publish_edges = [this, o]() -> Status {
+        identity::EdgesFile e{label_, env_.clock->Now(), {}};
+        CARLOS_ASSIGN_OR_RETURN(std::string bytes, identity::SignEdgesFile(e, o->box_key));
+        const std::string key = identity::EdgesKey(label_);
+        StatusOr<std::string> put = o->store->Put(key, bytes, PutOptions{});
+        return put.ok() ? OkStatus() : put.status().Annotate("publish " + key);
+      };
+      h.publish_report = [this, o] { return Report(*o, true); };
+    }
+    h.check_every = timings_.join_every;
+    h.report_every = timings_.hosting_report_every;
+    h.drain = timings_.drain;
+    h.clock = env_.clock;
+    h.logf = env_.logf;
+    h.health = &lbhealth::Default();
+    Status st = RunHosting(h, *env_.stop);
+    (*srv)->Shutdown();
+    return st.code() == Code::kCancelled ? 0 : 1;
+  }
+
+  const AgentFlags flags_;
+  const AgentEnv env_;
+  const Timings timings_;
+  const std::string data_dir_;
+  imds::ImdsClient imds_;
+  std::string label_;
+  std::optional<imds::GroupReference> group_;
+  std::shared_ptr<Opened> opened_;  // The gate's last open (gate thread only).
+  std::mutex instance_mu_;
+  std::optional<imds::InstanceIdentity> instance_;
+  int exit_code_ = 0;
+};
+
+}  // namespace
+
+int RunAgent(const AgentFlags& flags, const AgentEnv& env) {
+  StatusOr<Timings> timings = TimingsFromEnv(env.getenv);
+  if (!timings.ok()) {
+    env.logf("agent: " + timings.status().ToString());
+    return 2;
+  }
+  Agent agent(flags, env, *timings);
+  return agent.Run();
+}
+
+}  // namespace carlos

@@ -1,0 +1,55 @@
+// `carlos agent`: the seed's RunAgent order on a real box — the entry
+// (group reference), the gate, then joining or hosting — wired to the
+// deployment store, the box key, IMDS, the guard's files and the health
+// listener. The loops themselves are in joining.h, gate.h, hosting.h and
+// record_loop.h; this file only builds their production steps.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/clock.h"
+#include "base/env.h"
+#include "base/log.h"
+
+namespace carlos {
+
+// The agent's flags (the seed's edge.Run flags). Only -http is used by the
+// part of the agent this project builds (the health check listens there);
+// the others are accepted so that the unit's command line stays the one
+// the full edge takes.
+struct AgentFlags {
+  std::string http = ":80";
+  std::string https;
+  std::string registry;
+  std::string acme_cache;
+  std::string fallback;
+  bool dev = false;
+};
+
+// The file root's `carlos system join` watches (carlos-system-join.path),
+// under the data dir: each arm request writes a new RFC 3339 (nano)
+// timestamp and a newline to it, mode 0644.
+inline constexpr std::string_view kJoinRequestMarker = "system-join-requested";
+
+// The process's effects.
+struct AgentEnv {
+  Getenv getenv;
+  Clock* clock = nullptr;
+  Logf logf;
+  // Requested on SIGTERM/SIGINT (base/signals.h).
+  std::shared_ptr<Stop> stop;
+};
+
+// Runs the agent and returns the process's exit code:
+//   0  stopped by SIGTERM/SIGINT (joining: at once; hosting: after the
+//      drain), or joining found the box enrolled and armed (systemd's
+//      Restart=always starts it again as the claim agent);
+//   1  hosting ended because the box may no longer host (retired,
+//      unenrolled, disarmed) after the drain, or the health listener could
+//      not start while hosting, or the box label is unusable;
+//   2  a malformed setting (a timing override).
+// Every cause is logged on one line first.
+int RunAgent(const AgentFlags& flags, const AgentEnv& env);
+
+}  // namespace carlos

@@ -1,0 +1,54 @@
+// RunAgent's gate (the seed's decideAgentMode): whether this process goes on
+// to host (start the claim agent) or joins.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "base/clock.h"
+#include "base/env.h"
+#include "base/log.h"
+#include "base/status.h"
+#include "host/mode.h"
+
+namespace carlos {
+
+struct ModeFacts;  // host/joinmode.h
+
+// The gate's steps; production's come from the agent command, tests inject
+// their own. All are called from DecideAgentMode's thread.
+struct Gate {
+  // The switches: CARLOS_HOST_CLAIM and CARLOS_REGION_HA.
+  Getenv getenv;
+  // Opens this box's facts: the deployment store, the keys, the local guard.
+  // An error is a mode that cannot be known yet (logged once, retried).
+  std::function<StatusOr<std::shared_ptr<const ModeFacts>>()> open;
+  // Selects the mode with the facts (SelectMode).
+  std::function<StatusOr<ModeDecision>(const ModeFacts& facts)> select;
+  // Joins until the box can host (OK: the process should end, so systemd
+  // starts it again as the claim agent) or `stop` (kCancelled).
+  std::function<Status(std::shared_ptr<const ModeFacts> facts, const ModeDecision& first,
+                       const Stop& stop)>
+      join;
+  // How long to wait before checking an unknown mode again (joinEvery).
+  Milliseconds wait{15'000};
+  Clock* clock = nullptr;
+  Logf logf;
+};
+
+// Decides whether this process starts the claim agent, exactly as the
+// seed's decideAgentMode:
+//  - CARLOS_HOST_CLAIM or CARLOS_REGION_HA blank: true at once (no joining
+//    mode; the agent hosts as before region HA), nothing else is called;
+//  - otherwise open the facts and select the mode; an error from either is
+//    logged once per distinct error as "agent: mode: <err>; checking again"
+//    (an open error wrapped as "mode unknown: the deployment's stores and
+//    this box's guard: <cause>"), waited out for `wait`, and retried;
+//  - hosting: true;
+//  - joining: logs "agent: <box> is joining (<stage>): it hosts nothing
+//    until it is enrolled", runs join, logs "agent: joining: <err>" for an
+//    error other than kCancelled, and returns false (the process ends).
+// `stop` requested while waiting: false. Blocks the calling thread.
+bool DecideAgentMode(const Gate& g, const Stop& stop);
+
+}  // namespace carlos

@@ -1,0 +1,93 @@
+#include "host/joining.h"
+
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace carlos {
+
+namespace {
+
+// Requests `stop` and joins `threads` when the run ends, however it ends.
+class StopAndJoin {
+ public:
+  StopAndJoin(Stop* stop, std::thread* a, std::thread* b) : stop_(stop), a_(a), b_(b) {}
+  ~StopAndJoin() {
+    stop_->Request();
+    if (a_->joinable()) a_->join();
+    if (b_->joinable()) b_->join();
+  }
+
+ private:
+  Stop* stop_;
+  std::thread* a_;
+  std::thread* b_;
+};
+
+}  // namespace
+
+JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
+  j.health->SetHosting(false);
+  j.health->SetStage("joining");
+  // The helpers run until this run ends (`done`), which is at the latest
+  // when `stop` is requested: the loop below returns then.
+  Stop done;
+  std::thread serve([&] {
+    Status st = j.serve(done);
+    if (!st.ok()) {
+      j.logf("agent: joining: the load balancer health check is not answered: " + st.ToString());
+    }
+  });
+  std::thread record([&] { j.record(done); });
+  StopAndJoin cleanup(&done, &serve, &record);
+
+  ModeDecision last;
+  std::string last_err;
+  std::optional<SystemTime> nudged;  // Never nudged: a nudge is due.
+  for (;;) {
+    StatusOr<ModeDecision> d = j.select();
+    SystemTime now = j.clock->Now();
+    if (!d.ok()) {
+      if (d.status().ToString() != last_err) {
+        j.logf("agent: joining: " + d.status().ToString() + "; checking again");
+        last_err = d.status().ToString();
+      }
+    } else if (d->mode == Mode::kHosting) {
+      j.logf("agent: joining: " + d->box +
+             " is enrolled and its guard is armed; restarting as the claim agent");
+      return {*d, OkStatus()};
+    } else {
+      last_err.clear();
+      if (d->stage != last.stage || d->why != last.why) {
+        j.logf("agent: joining: " + d->box + ": " + std::string(StageName(d->stage)) + " " +
+               d->why);
+        j.health->SetStage("joining: " + std::string(StageName(d->stage)));
+        nudged.reset();
+      }
+      last = *d;
+      if (!nudged || now - *nudged >= j.nudge_every) {
+        switch (d->stage) {
+          case Stage::kInvited:
+            if (Status st = j.request_arm(); !st.ok()) {
+              j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
+            }
+            break;
+          case Stage::kGuardInstalled:
+          case Stage::kGuardReady:
+            if (Status st = j.report(); !st.ok()) {
+              j.logf("agent: joining: the guard-ready report was not published: " + st.ToString());
+            }
+            break;
+          default:
+            break;
+        }
+        nudged = now;
+      }
+    }
+    if (!j.clock->Sleep(j.every, stop)) {
+      return {last, Cancelled("joining stopped")};
+    }
+  }
+}
+
+}  // namespace carlos

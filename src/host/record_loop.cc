@@ -1,0 +1,86 @@
+#include "host/record_loop.h"
+
+#include "identity/store_keys.h"
+
+namespace carlos {
+
+RecordResult TryRecordOnce(const RecordLoop& loop, const std::string& box, std::string* why) {
+  const std::string key = identity::RecordKey(box);
+  StatusOr<Object> existing = loop.store->Get(key);
+  if (existing.ok()) {
+    auto parsed = identity::ParseIdentityRecord(existing->data);
+    if (!parsed.ok()) {
+      *why = parsed.status().message();
+      return RecordResult::kConflict;
+    }
+    if (Status st = identity::VerifyIdentityRecord(*parsed, box); !st.ok()) {
+      *why = st.message();
+      return RecordResult::kConflict;
+    }
+    if (!(parsed->doc.public_key == loop.box_key->public_key())) {
+      *why = "it holds another key (" + parsed->doc.public_key.ToString() + ") than this box's (" +
+             loop.box_key->public_key().ToString() + ")";
+      return RecordResult::kConflict;
+    }
+    return RecordResult::kInPlace;
+  }
+  if (existing.status().code() != Code::kNotFound) {
+    *why = existing.status().ToString();
+    return RecordResult::kFailed;
+  }
+  StatusOr<identity::IdentityRecord> record = loop.build();
+  if (!record.ok()) {
+    *why = record.status().ToString();
+    return RecordResult::kFailed;
+  }
+  StatusOr<std::string> bytes = identity::SignIdentityRecord(*record, *loop.box_key);
+  if (!bytes.ok()) {
+    *why = bytes.status().ToString();
+    return RecordResult::kFailed;
+  }
+  PutOptions create_only;
+  create_only.condition = PutCondition::kCreateOnly;
+  StatusOr<std::string> put = loop.store->Put(key, *bytes, create_only);
+  if (put.ok()) return RecordResult::kWritten;
+  // Lost a race (another writer, or an earlier attempt whose answer was
+  // lost): the next attempt reads what is there and decides.
+  *why = put.status().ToString();
+  return RecordResult::kFailed;
+}
+
+void RunRecordLoop(const RecordLoop& loop, const std::string& box, const Stop& stop) {
+  const std::string key = identity::RecordKey(box);
+  // Each distinct failure or conflict is logged once, whatever the wait.
+  std::string last;
+  auto log_once = [&](const std::string& why, const std::string& line) {
+    if (why != last) loop.logf(line);
+    last = why;
+  };
+  for (int failures = 0;;) {
+    std::string why;
+    Milliseconds wait{0};
+    switch (TryRecordOnce(loop, box, &why)) {
+      case RecordResult::kWritten:
+        loop.logf("agent: the identity record " + key + " is written");
+        return;
+      case RecordResult::kInPlace:
+        loop.logf("agent: the identity record " + key + " is in place");
+        return;
+      case RecordResult::kConflict:
+        // An operator must act; check now and then whether one has.
+        wait = loop.backoff(1000);
+        log_once("conflict: " + why,
+                 "agent: the identity record " + key + " is not this box's: " + why +
+                     "; it is never overwritten: an operator must retire it or remove it");
+        break;
+      case RecordResult::kFailed:
+        wait = loop.backoff(++failures);
+        log_once(why, "agent: the identity record " + key + " could not be written: " + why +
+                          "; trying again in " + FormatDuration(wait));
+        break;
+    }
+    if (!loop.clock->Sleep(wait, stop)) return;
+  }
+}
+
+}  // namespace carlos

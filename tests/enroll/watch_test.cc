@@ -1,0 +1,186 @@
+// The watch loop (a pass every joinEvery until stopped, each refusal logged
+// once per (box, reason)) and the settings from the environment.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "enroll/settings.h"
+#include "identity/store_keys.h"
+#include "world.h"
+
+namespace carlos::enroll::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(WatchTest, PassesEveryJoinEveryUntilStoppedLoggingEachReasonOnce) {
+  TempDir tmp;
+  std::map<std::string, std::string> env;
+  auto store = MakeStore("dir", tmp.path(), &env);
+  ASSERT_TRUE(store.ok());
+  World w(store->get());
+  LogSink log;
+  TestBox web1 = w.AddBox("web-1");
+  TestBox web2 = w.AddBox("web-2");
+  w.PutEdges(web2, {"web-1"});
+  auto e = w.MakeEnroller(&log);
+  Stop stop;
+  SystemTime start = w.clock().Now();
+  std::vector<std::string> at_sleep;
+  w.clock().OnSleep([&](SystemTime now) {
+    int n = w.clock().sleeps();
+    if (n == 2) w.PutReport(web2, {.armed = false, .why_not_armed = "root is arming it"});
+    if (n == 4) w.PutReport(web2);
+    if (n == 6) stop.Request();
+    at_sleep.push_back(FormatRfc3339(now));
+  });
+  ASSERT_TRUE(e->Watch(stop).ok());
+  EXPECT_EQ(w.clock().sleeps(), 6);
+  EXPECT_EQ(w.clock().Now() - start, Seconds(6 * 15));
+  std::string inv = w.Invitation("web-2")->digest;
+  EXPECT_THAT(
+      log.lines(),
+      ElementsAre(
+          "enroll: watching " + (*store)->Describe() + " every 15s",
+          "enroll: web-1: refused: referenced: control/edges/web-2.json names it; if it should "
+          "join, invite it by hand with carlos boxes invite --force web-1",
+          "enroll: web-2: invited (invitation " + inv + ", expires 2026-11-30T18:00:00Z)",
+          "enroll: pass over 2 boxes: 1 invited, 0 enrolled, 1 refused, 0 waiting, 0 errors",
+          "enroll: web-2: not enrolled: no report: it is invited until 2026-11-30T18:00:00Z; it "
+          "has not published its guard-ready report (status/boxes/web-2.json) yet",
+          "enroll: web-2: not enrolled: guard not armed: its guard is installed, not armed: root "
+          "is arming it",
+          "enroll: web-2: enrolled (record " + web2.record_digest + ", invitation " + inv +
+              ", guard sha256:" + std::string(64, 'a') + ")",
+          "enroll: pass over 2 boxes: 0 invited, 1 enrolled, 1 refused, 0 waiting, 0 errors",
+          "enroll: stopped"));
+}
+
+// A store that is down: every request fails as a dead S3 endpoint would.
+class DeadStore : public Store {
+ public:
+  StatusOr<Object> Get(std::string_view) override { return Down(); }
+  StatusOr<std::string> Put(std::string_view, std::string_view, const PutOptions&) override {
+    return Down();
+  }
+  StatusOr<ListPage> List(std::string_view, std::string_view, int) override { return Down(); }
+  Status Delete(std::string_view) override { return Down(); }
+  std::string Describe() const override { return "dead"; }
+
+ private:
+  static Status Down() { return Unavailable("connect to 127.0.0.1:1: connection refused"); }
+};
+
+TEST(WatchTest, APassThatCannotListIsLoggedOnceAndRetried) {
+  DeadStore dead;
+  World w(&dead);
+  LogSink log;
+  auto e = w.MakeEnroller(&log);
+  Stop stop;
+  w.clock().OnSleep([&](SystemTime) {
+    if (w.clock().sleeps() == 3) stop.Request();
+  });
+  ASSERT_TRUE(e->Watch(stop).ok());
+  EXPECT_EQ(w.clock().sleeps(), 3);
+  EXPECT_THAT(log.lines(),
+              ElementsAre("enroll: watching dead every 15s",
+                          "enroll: connect to 127.0.0.1:1: connection refused; trying again in 15s",
+                          "enroll: stopped"));
+}
+
+class SettingsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    key_path_ = tmp_.path() + "/enrollment.key";
+    key_ = *identity::PrivateKey::Generate();
+    ASSERT_TRUE(identity::WriteNewPrivateKeyFile(key_path_, key_).ok());
+    cert_path_ = tmp_.path() + "/aws.pem";
+    std::ofstream(cert_path_) << "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  }
+  StatusOr<EnrollerSettings> From(std::map<std::string, std::string> vars,
+                                  KeyNeed need = KeyNeed::kPrivate) {
+    return SettingsFromEnv(MapGetenv(std::move(vars)), need);
+  }
+
+  TempDir tmp_;
+  std::string key_path_, cert_path_;
+  identity::PrivateKey key_ = *identity::PrivateKey::Generate();
+};
+
+TEST_F(SettingsTest, DefaultsAndOverrides) {
+  auto s = From({{"CARLOS_ENROLLMENT_KEY", key_path_}, {"CARLOS_AWS_IID_CERT", cert_path_}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->enrollment_public_key, key_.public_key());
+  EXPECT_FALSE(s->allow_unattested);
+  EXPECT_EQ(s->every, Milliseconds(15'000));
+  EXPECT_EQ(s->report_freshness, Milliseconds(300'000));
+  EXPECT_EQ(s->report_clock_skew, Milliseconds(30'000));
+  EXPECT_EQ(s->invitation_lifetime, Milliseconds(24 * 3600'000));
+  EXPECT_EQ(s->workers, 8);
+  EXPECT_FALSE(s->region.has_value());
+  EXPECT_NE(s->iid_certificates.For("us-west-2"), nullptr);
+
+  s = From({{"CARLOS_ENROLLMENT_KEY", key_path_},
+            {"CARLOS_ALLOW_UNATTESTED", "0"},  // Not blank: on (DESIGN.md's switches).
+            {"CARLOS_JOIN_EVERY", "1m30s"},
+            {"CARLOS_REPORT_CLOCK_SKEW", "5s"},
+            {"CARLOS_REGION", "eu-west-1"},
+            {"CARLOS_ENROLL_WORKERS", "16"},
+            {"CARLOS_FLOOR_RELEASE", "0.1.0"}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(s->allow_unattested);
+  EXPECT_EQ(s->every, Milliseconds(90'000));
+  EXPECT_EQ(s->report_clock_skew, Milliseconds(5'000));
+  EXPECT_EQ(s->region, "eu-west-1");
+  EXPECT_EQ(s->workers, 16);
+  EXPECT_EQ(s->floor_release, "0.1.0");
+}
+
+TEST_F(SettingsTest, EachBadSettingIsNamed) {
+  EXPECT_THAT(From({}).status().message(), HasSubstr("CARLOS_ENROLLMENT_KEY is not set"));
+  EXPECT_THAT(From({{"CARLOS_ENROLLMENT_KEY", key_path_}}).status().message(),
+              HasSubstr("CARLOS_AWS_IID_CERT is not set"));
+  EXPECT_THAT(From({{"CARLOS_ENROLLMENT_KEY", tmp_.path() + "/nope"},
+                    {"CARLOS_ALLOW_UNATTESTED", "1"}})
+                  .status()
+                  .message(),
+              HasSubstr("CARLOS_ENROLLMENT_KEY"));
+  std::map<std::string, std::string> ok = {{"CARLOS_ENROLLMENT_KEY", key_path_},
+                                           {"CARLOS_ALLOW_UNATTESTED", "1"}};
+  auto with = [&](const char* k, const char* v) {
+    auto m = ok;
+    m[k] = v;
+    return From(m).status();
+  };
+  EXPECT_THAT(with("CARLOS_JOIN_EVERY", "15").message(), HasSubstr("CARLOS_JOIN_EVERY"));
+  EXPECT_THAT(with("CARLOS_REGION", "EU West").message(), HasSubstr("CARLOS_REGION"));
+  EXPECT_THAT(with("CARLOS_ENROLL_WORKERS", "0").message(), HasSubstr("CARLOS_ENROLL_WORKERS"));
+  EXPECT_THAT(with("CARLOS_AWS_IID_CERT", key_path_.c_str()).message(),
+              HasSubstr("holds no PEM certificate"));
+  EXPECT_THAT(with("CARLOS_ENROLLMENT_PUBKEY", "ed25519:11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
+                  .message(),
+              HasSubstr("but the key in CARLOS_ENROLLMENT_KEY is"));
+  // `list` needs only the public key.
+  auto pub = From({{"CARLOS_ENROLLMENT_PUBKEY", key_.public_key().ToString()}},
+                  KeyNeed::kPublicOnly);
+  ASSERT_TRUE(pub.ok()) << pub.status().message();
+  EXPECT_FALSE(pub->enrollment_key.has_value());
+  EXPECT_EQ(pub->enrollment_public_key, key_.public_key());
+}
+
+TEST_F(SettingsTest, ADirectoryHoldsOneCertificatePerRegion) {
+  std::string dir = tmp_.path() + "/certs";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  std::ofstream(dir + "/eu-west-1.pem") << "-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n";
+  std::ofstream(dir + "/README") << "not a certificate";
+  auto certs = LoadIidCertificates(dir);
+  ASSERT_TRUE(certs.ok()) << certs.status().message();
+  EXPECT_NE(certs->For("eu-west-1"), nullptr);
+  EXPECT_EQ(certs->For("us-west-2"), nullptr);
+  EXPECT_EQ(LoadIidCertificates(tmp_.path() + "/none").status().code(), Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace carlos::enroll::testing

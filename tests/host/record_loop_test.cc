@@ -1,0 +1,143 @@
+#include "host/record_loop.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+#include "host/entry.h"
+#include "identity/store_keys.h"
+#include "mem_store.h"
+
+namespace carlos {
+namespace {
+
+using ::testing::ElementsAre;
+using namespace carlos::testing;  // NOLINT
+
+class RecordLoopTest : public ::testing::Test {
+ protected:
+  RecordLoopTest() : key_(Key('b')), clock_(kT0) {
+    loop_.store = &store_;
+    loop_.box_key = &key_;
+    loop_.build = [this]() -> StatusOr<identity::IdentityRecord> {
+      ++builds_;
+      if (builds_ <= build_failures_) return Unavailable("IMDS answered 500");
+      identity::IdentityRecord r;
+      r.box = "web-1";
+      r.region = "eu-1";
+      r.machine_id = "m-1";
+      r.release = "0.1.0";
+      r.platform = "linux-amd64";
+      r.public_key = key_.public_key();
+      r.created_at = clock_.Now();
+      return r;
+    };
+    loop_.backoff = host::GroupReferenceBackoff;
+    loop_.clock = &clock_;
+    loop_.logf = [this](const std::string& l) { logs_.push_back(l); };
+  }
+
+  identity::PrivateKey key_;
+  FakeClock clock_;
+  MemStore store_;
+  RecordLoop loop_;
+  Stop stop_;
+  int builds_ = 0, build_failures_ = 0;
+  std::vector<std::string> logs_;
+};
+
+TEST_F(RecordLoopTest, WritesTheRecordCreateOnly) {
+  RunRecordLoop(loop_, "web-1", stop_);
+  EXPECT_THAT(logs_, ElementsAre("agent: the identity record control/boxes/web-1.json is written"));
+  auto parsed = identity::ParseIdentityRecord(store_.objects.at("control/boxes/web-1.json"));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(identity::VerifyIdentityRecord(*parsed, "web-1").ok());
+  EXPECT_EQ(parsed->doc.public_key, key_.public_key());
+}
+
+TEST_F(RecordLoopTest, ARecordWithThisKeyIsInPlace) {
+  std::string mine = RecordBytes("web-1", key_, kT0 - std::chrono::hours(5));
+  store_.objects["control/boxes/web-1.json"] = mine;
+  RunRecordLoop(loop_, "web-1", stop_);
+  EXPECT_THAT(logs_,
+              ElementsAre("agent: the identity record control/boxes/web-1.json is in place"));
+  EXPECT_EQ(store_.objects.at("control/boxes/web-1.json"), mine);  // Not rewritten.
+  EXPECT_EQ(builds_, 0);
+  EXPECT_EQ(store_.puts, 0);
+}
+
+TEST_F(RecordLoopTest, FailuresRetryWithBackoffLoggedOncePerCause) {
+  build_failures_ = 4;
+  RunRecordLoop(loop_, "web-1", stop_);
+  EXPECT_THAT(logs_, ElementsAre("agent: the identity record control/boxes/web-1.json could not "
+                                 "be written: IMDS answered 500; trying again in 1s",
+                                 "agent: the identity record control/boxes/web-1.json is written"));
+  EXPECT_EQ(clock_.Now() - kT0, Milliseconds(1000 + 2000 + 4000 + 8000));
+}
+
+TEST_F(RecordLoopTest, StoreErrorsRetryUntilStopped) {
+  store_.get_error = Unavailable("store down");
+  clock_.OnSleep([this](SystemTime) {
+    if (clock_.sleeps() == 7) stop_.Request();
+  });
+  RunRecordLoop(loop_, "web-1", stop_);
+  EXPECT_THAT(logs_, ElementsAre("agent: the identity record control/boxes/web-1.json could not "
+                                 "be written: store down; trying again in 1s"));
+  // 1, 2, 4, 8, 16, 30, 30 s.
+  EXPECT_EQ(clock_.Now() - kT0, Milliseconds((1 + 2 + 4 + 8 + 16 + 30 + 30) * 1000));
+  EXPECT_EQ(store_.puts, 0);
+}
+
+TEST_F(RecordLoopTest, AnotherKeyIsAConflictLoggedOnceNeverOverwritten) {
+  identity::PrivateKey other = Key('o');
+  std::string theirs = RecordBytes("web-1", other);
+  store_.objects["control/boxes/web-1.json"] = theirs;
+  clock_.OnSleep([this](SystemTime) {
+    if (clock_.sleeps() == 3) {
+      // An operator removes the conflicting record: the box writes its own.
+      store_.objects.erase("control/boxes/web-1.json");
+    }
+  });
+  RunRecordLoop(loop_, "web-1", stop_);
+  EXPECT_THAT(logs_, ElementsAre("agent: the identity record control/boxes/web-1.json is not this "
+                                 "box's: it holds another key (" +
+                                     other.public_key().ToString() + ") than this box's (" +
+                                     key_.public_key().ToString() +
+                                     "); it is never overwritten: an operator must retire it or "
+                                     "remove it",
+                                 "agent: the identity record control/boxes/web-1.json is written"));
+  EXPECT_EQ(clock_.Now() - kT0, Milliseconds(3 * 30'000));
+  auto parsed = identity::ParseIdentityRecord(store_.objects.at("control/boxes/web-1.json"));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->doc.public_key, key_.public_key());
+}
+
+TEST_F(RecordLoopTest, AForgedOrCorruptRecordIsAConflict) {
+  store_.objects["control/boxes/web-1.json"] =
+      Tamper(RecordBytes("web-1", key_), "\"m-1\"", "\"m-9\"");
+  std::string why;
+  EXPECT_EQ(TryRecordOnce(loop_, "web-1", &why), RecordResult::kConflict);
+  EXPECT_THAT(why, ::testing::HasSubstr("bad signature"));
+  store_.objects["control/boxes/web-1.json"] = "junk";
+  EXPECT_EQ(TryRecordOnce(loop_, "web-1", &why), RecordResult::kConflict);
+  EXPECT_THAT(why, ::testing::HasSubstr("malformed"));
+  EXPECT_EQ(store_.puts, 0);
+}
+
+TEST_F(RecordLoopTest, ALostCreateRaceIsResolvedByReadingAgain) {
+  // Another writer (an earlier attempt whose answer was lost) put this
+  // box's record between the read and the create-only put.
+  std::string raced = RecordBytes("web-1", key_, kT0 - std::chrono::hours(1));
+  loop_.build = [&]() -> StatusOr<identity::IdentityRecord> {
+    store_.objects["control/boxes/web-1.json"] = raced;
+    return identity::ParseIdentityRecord(raced)->doc;
+  };
+  RunRecordLoop(loop_, "web-1", stop_);
+  ASSERT_EQ(logs_.size(), 2u);
+  EXPECT_THAT(logs_[0], ::testing::HasSubstr("already exists"));
+  EXPECT_EQ(logs_[1], "agent: the identity record control/boxes/web-1.json is in place");
+  EXPECT_EQ(store_.objects.at("control/boxes/web-1.json"), raced);
+}
+
+}  // namespace
+}  // namespace carlos
