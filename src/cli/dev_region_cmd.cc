@@ -109,8 +109,8 @@ void AddDevRegionCommand(CLI::App& dev, Action* action) {
       o->live_table = *table == "on" || (*table == "auto" && isatty(STDOUT_FILENO));
       auto stop = std::make_shared<Stop>();
       StopOnSignals(stop);
-      Status st = dev::RunRegion(*o, dev::ProcessEnviron(), *stop, *RealClock(), StderrLogf(),
-                                 stdout);
+      Status st =
+          dev::RunRegion(*o, dev::ProcessEnviron(), *stop, *RealClock(), StderrLogf(), stdout);
       if (!st.ok()) {
         std::fprintf(stderr, "carlos dev region: %s\n", st.ToString().c_str());
         return 1;

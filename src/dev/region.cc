@@ -1,11 +1,11 @@
 #include "dev/region.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
-#include <unistd.h>
 #include <memory>
 #include <optional>
 
@@ -44,7 +44,13 @@ class RegionLog {
   ~RegionLog() {
     if (file_ != nullptr) std::fclose(file_);
   }
+  // Writes `line` to the file (and the footer) and to `also`.
   void operator()(const std::string& line) {
+    Keep(line);
+    if (also_) also_(line);
+  }
+  // Writes `line` to the file and the footer only.
+  void Keep(const std::string& line) {
     if (file_ != nullptr) {
       std::time_t t = std::time(nullptr);
       std::tm tm{};
@@ -56,7 +62,6 @@ class RegionLog {
     }
     recent_.push_back(line);
     if (recent_.size() > kFooterLines) recent_.erase(recent_.begin());
-    if (also_) also_(line);
   }
   const std::vector<std::string>& recent() const { return recent_; }
 
@@ -129,15 +134,16 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
   CARLOS_RETURN_IF_ERROR(WriteRegionEnv(layout, settings));
 
   // The start summary.
-  std::string store = dir_store ? layout.deployment_dir()
-                                : "s3://" + options.s3_bucket + " at " +
-                                      EnvValue(environ, "CARLOS_S3_ENDPOINT");
+  std::string store =
+      dir_store ? layout.deployment_dir()
+                : "s3://" + options.s3_bucket + " at " + EnvValue(environ, "CARLOS_S3_ENDPOINT");
   std::fprintf(out, "carlos dev region: %d boxes in %s\n", options.boxes, layout.dir.c_str());
   std::fprintf(out, "  deployment:     %s\n", store.c_str());
   std::fprintf(out, "  enrollment key: %s (%s)\n", layout.enrollment_key().c_str(),
                key_created ? "new" : "reused");
-  std::fprintf(out, "  logs:           %s/ (<box>.agent.log, <box>.join.log, enroller.log, region.log)\n",
-               layout.logs_dir().c_str());
+  std::fprintf(
+      out, "  logs:           %s/ (<box>.agent.log, <box>.join.log, enroller.log, region.log)\n",
+      layout.logs_dir().c_str());
   std::fprintf(out, "  by hand:        set -a; . %s; set +a; carlos boxes list\n",
                layout.env_file().c_str());
   for (int i = 1; i <= options.boxes; ++i) {
@@ -191,7 +197,7 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
       std::vector<HealthAnswer> latest = poller.Latest();
       for (size_t i = 0; i < latest.size(); ++i) {
         if (auto change = view.Update(i, latest[i], now)) {
-          rlog(*change);
+          rlog.Keep(*change);
           if (!options.live_table) {
             std::fprintf(out, "%s\n", change->c_str());
             std::fflush(out);
@@ -229,8 +235,9 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
   sup.StopAll(grace, clock.Now());
   imds->Shutdown();
   rlog("region: stopped; the deployment is left as it is");
-  std::fprintf(out, "Stopped. The deployment and the boxes' data are left in %s; run again to "
-                    "pick them up.\n",
+  std::fprintf(out,
+               "Stopped. The deployment and the boxes' data are left in %s; run again to "
+               "pick them up.\n",
                layout.dir.c_str());
   std::fflush(out);
   return OkStatus();

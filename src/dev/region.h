@@ -24,7 +24,7 @@
 namespace carlos::dev {
 
 struct RegionOptions {
-  int boxes = 3;                // 1..kMaxBoxes.
+  int boxes = 3;                      // 1..kMaxBoxes.
   std::string dir = "carlos-region";  // The region directory (region_layout.h).
   // Empty: the deployment is DIR/deployment. Otherwise this S3 bucket (made
   // when missing), at CARLOS_S3_ENDPOINT with the AWS_* credentials of the

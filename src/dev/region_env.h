@@ -25,9 +25,9 @@ namespace carlos::dev {
 // three boxes is hosting within seconds (DESIGN.md's defaults are for a
 // fleet: joinEvery 15 s, joinNudgeEvery 1 min, drain 10 s).
 inline const std::vector<std::pair<std::string, std::string>> kRegionTimingDefaults = {
-    {"CARLOS_JOIN_EVERY", "200ms"},         {"CARLOS_JOIN_NUDGE_EVERY", "1s"},
-    {"CARLOS_HOSTING_REPORT_EVERY", "2s"},  {"CARLOS_DRAIN", "1s"},
-    {"CARLOS_REPORT_FRESHNESS", "5m"},      {"CARLOS_INVITATION_LIFETIME", "24h"},
+    {"CARLOS_JOIN_EVERY", "200ms"},          {"CARLOS_JOIN_NUDGE_EVERY", "1s"},
+    {"CARLOS_HOSTING_REPORT_EVERY", "2s"},   {"CARLOS_DRAIN", "1s"},
+    {"CARLOS_REPORT_FRESHNESS", "5m"},       {"CARLOS_INVITATION_LIFETIME", "24h"},
     {"CARLOS_HEALTH_HEADER_TIMEOUT", "10s"},
 };
 

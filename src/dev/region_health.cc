@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+
 #include "base/strings.h"
 
 namespace carlos::dev {
@@ -33,9 +35,9 @@ HealthAnswer ProbeHealth(const std::string& url, Milliseconds timeout) {
   CURLcode rc = curl_easy_perform(curl);
   if (rc != CURLE_OK) {
     a.text = rc == CURLE_COULDNT_CONNECT ? "no answer (connection refused)"
-             : rc == CURLE_OPERATION_TIMEDOUT ? "no answer (timed out)"
-                                              : std::string("no answer (") +
-                                                    curl_easy_strerror(rc) + ")";
+             : rc == CURLE_OPERATION_TIMEDOUT
+                 ? "no answer (timed out)"
+                 : std::string("no answer (") + curl_easy_strerror(rc) + ")";
   } else {
     long code = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
@@ -46,8 +48,7 @@ HealthAnswer ProbeHealth(const std::string& url, Milliseconds timeout) {
   return a;
 }
 
-HealthPoller::HealthPoller(std::vector<std::string> urls, Milliseconds every,
-                           Milliseconds timeout)
+HealthPoller::HealthPoller(std::vector<std::string> urls, Milliseconds every, Milliseconds timeout)
     : latest_(urls.size(), HealthAnswer{0, "not asked yet"}) {
   for (size_t i = 0; i < urls.size(); ++i) {
     threads_.emplace_back([this, i, url = urls[i], every, timeout] {

@@ -58,9 +58,15 @@ struct RegionLayout {
   }
   // The box's own machine id (32 hex digits), CARLOS_MACHINE_ID_FILE.
   std::string machine_id(const std::string& box) const { return data_dir(box) + "/machine-id"; }
-  std::string agent_log(const std::string& box) const { return logs_dir() + "/" + box + ".agent.log"; }
-  std::string join_log(const std::string& box) const { return logs_dir() + "/" + box + ".join.log"; }
-  std::string agent_pid(const std::string& box) const { return run_dir() + "/" + box + ".agent.pid"; }
+  std::string agent_log(const std::string& box) const {
+    return logs_dir() + "/" + box + ".agent.log";
+  }
+  std::string join_log(const std::string& box) const {
+    return logs_dir() + "/" + box + ".join.log";
+  }
+  std::string agent_pid(const std::string& box) const {
+    return run_dir() + "/" + box + ".agent.pid";
+  }
 };
 
 // Box i's label (i from 1): "box-1".

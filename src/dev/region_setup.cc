@@ -2,10 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/rand.h>
 #include <sys/file.h>
 #include <unistd.h>
-
-#include <openssl/rand.h>
 
 #include "base/files.h"
 #include "base/strings.h"
@@ -16,8 +15,8 @@
 namespace carlos::dev {
 
 Status MakeRegionDirs(const RegionLayout& layout, bool dir_store) {
-  for (const std::string& d : {layout.dir, layout.boxes_dir(), layout.logs_dir(),
-                               layout.run_dir(), layout.imds_dir()}) {
+  for (const std::string& d :
+       {layout.dir, layout.boxes_dir(), layout.logs_dir(), layout.run_dir(), layout.imds_dir()}) {
     CARLOS_RETURN_IF_ERROR(MakeDirs(d, 0755));
   }
   if (dir_store) CARLOS_RETURN_IF_ERROR(MakeDirs(layout.deployment_dir(), 0755));
@@ -31,8 +30,8 @@ StatusOr<RegionLock> RegionLock::Acquire(const std::string& path) {
     int err = errno;
     close(fd);
     if (err == EWOULDBLOCK) {
-      return PreconditionFailed("another carlos dev region is running on this directory (" +
-                                path + " is locked); stop it first, or use another --dir");
+      return PreconditionFailed("another carlos dev region is running on this directory (" + path +
+                                " is locked); stop it first, or use another --dir");
     }
     return ErrnoStatus(err, "flock", path);
   }
@@ -86,7 +85,8 @@ Status EnsureBoxDir(const RegionLayout& layout, const std::string& box) {
   return st;
 }
 
-Status WriteRegionEnv(const RegionLayout& layout, const std::map<std::string, std::string>& settings) {
+Status WriteRegionEnv(const RegionLayout& layout,
+                      const std::map<std::string, std::string>& settings) {
   std::string text =
       "# carlos dev region: the settings for running carlos commands by hand against this\n"
       "# region, e.g.:  set -a; . " +

@@ -57,6 +57,7 @@ Status EnsureBoxDir(const RegionLayout& layout, const std::string& box);
 // NAME=value line per setting (values are paths, labels and keys: no
 // quoting needed, and a value with a space or quote is refused with
 // kInvalidArgument). Replaces the file atomically.
-Status WriteRegionEnv(const RegionLayout& layout, const std::map<std::string, std::string>& settings);
+Status WriteRegionEnv(const RegionLayout& layout,
+                      const std::map<std::string, std::string>& settings);
 
 }  // namespace carlos::dev

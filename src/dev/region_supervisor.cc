@@ -63,8 +63,8 @@ void Supervisor::Ended(Unit& u, const ExitInfo& e, SystemTime now, bool stopping
   u.status.since = now;
   u.status.last_exit = e;
   if (!u.spec.pid_file.empty()) unlink(u.spec.pid_file.c_str());
-  std::string line = "region: " + u.spec.name + " ended (" + e.Describe() + ") after " +
-                     FormatDuration(ran);
+  std::string line =
+      "region: " + u.spec.name + " ended (" + e.Describe() + ") after " + FormatDuration(ran);
   if (stopping) {
     u.status.rerun = false;
     u.status.restart_at.reset();

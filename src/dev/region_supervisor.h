@@ -45,11 +45,11 @@ struct UnitSpec {
 };
 
 struct UnitStatus {
-  pid_t pid = 0;             // The running process; 0 when none runs.
-  SystemTime since{};        // When it started (running) or ended (not).
-  int starts = 0;            // Processes started so far.
+  pid_t pid = 0;       // The running process; 0 when none runs.
+  SystemTime since{};  // When it started (running) or ended (not).
+  int starts = 0;      // Processes started so far.
   std::optional<ExitInfo> last_exit;
-  bool rerun = false;        // A oneshot asked to start while it ran.
+  bool rerun = false;                    // A oneshot asked to start while it ran.
   std::optional<SystemTime> restart_at;  // A kAlways unit waiting to start again.
 };
 

@@ -8,7 +8,9 @@ namespace carlos::dev {
 
 namespace {
 
-std::string HealthColumn(const HealthAnswer& a) { return a.code == 0 ? "-" : std::to_string(a.code); }
+std::string HealthColumn(const HealthAnswer& a) {
+  return a.code == 0 ? "-" : std::to_string(a.code);
+}
 
 std::string StageColumn(const HealthAnswer& a) {
   if (a.code == 200 && a.text.empty()) return "hosting";
@@ -60,9 +62,9 @@ std::string RegionView::Table(SystemTime now, const std::vector<std::string>& fo
   std::vector<std::vector<std::string>> cells;
   cells.push_back({"BOX", "HEALTH", "STAGE", "FOR", "AGENT"});
   for (const BoxRow& r : rows_) {
-    std::string agent = r.agent_pid == 0 ? "not running"
-                                         : fmt::format("pid {} (start {})", r.agent_pid,
-                                                       r.agent_starts);
+    std::string agent = r.agent_pid == 0
+                            ? "not running"
+                            : fmt::format("pid {} (start {})", r.agent_pid, r.agent_starts);
     cells.push_back({r.box, HealthColumn(r.answer), StageColumn(r.answer),
                      ShortDuration(std::chrono::duration_cast<Milliseconds>(now - r.since)),
                      agent});
@@ -84,8 +86,8 @@ std::string RegionView::Table(SystemTime now, const std::vector<std::string>& fo
 }
 
 size_t RegionView::Hosting() const {
-  return static_cast<size_t>(
-      std::count_if(rows_.begin(), rows_.end(), [](const BoxRow& r) { return r.answer.code == 200; }));
+  return static_cast<size_t>(std::count_if(rows_.begin(), rows_.end(),
+                                           [](const BoxRow& r) { return r.answer.code == 200; }));
 }
 
 }  // namespace carlos::dev

@@ -60,7 +60,7 @@ StatusOr<std::string> StatsCommand(const std::string& path, const std::string& c
 }
 
 StatusOr<std::map<std::string, ServerView>> ParseShowStat(const std::string& csv,
-                                                           const std::string& backend) {
+                                                          const std::string& backend) {
   std::istringstream in(csv);
   std::string line;
   std::vector<std::string> header;
@@ -98,7 +98,9 @@ StatusOr<Haproxy> Haproxy::Start(const std::string& dir, int frontend_port,
   std::string socket = dir + "/haproxy.sock";
   std::string cfg =
       "global\n"
-      "  stats socket " + socket + " mode 600 level admin\n"
+      "  stats socket " +
+      socket +
+      " mode 600 level admin\n"
       "defaults\n"
       "  mode http\n"
       "  timeout connect 1s\n"
@@ -106,7 +108,9 @@ StatusOr<Haproxy> Haproxy::Start(const std::string& dir, int frontend_port,
       "  timeout server 5s\n"
       "  timeout check 500ms\n"
       "frontend region_in\n"
-      "  bind 127.0.0.1:" + std::to_string(frontend_port) + "\n"
+      "  bind 127.0.0.1:" +
+      std::to_string(frontend_port) +
+      "\n"
       "  default_backend region\n"
       "backend region\n"
       "  option httpchk GET /_carlos/lb\n"
@@ -142,9 +146,7 @@ StatusOr<Haproxy> Haproxy::Start(const std::string& dir, int frontend_port,
   return Unavailable("haproxy's stats socket " + socket + " did not answer within 10s");
 }
 
-Haproxy::Haproxy(Haproxy&& o) noexcept : pid_(o.pid_), socket_(std::move(o.socket_)) {
-  o.pid_ = 0;
-}
+Haproxy::Haproxy(Haproxy&& o) noexcept : pid_(o.pid_), socket_(std::move(o.socket_)) { o.pid_ = 0; }
 
 Haproxy::~Haproxy() {
   if (pid_ > 0) dev::StopProcesses({pid_}, std::chrono::milliseconds(3000));

@@ -65,6 +65,6 @@ StatusOr<std::string> StatsCommand(const std::string& path, const std::string& c
 // Parses `show stat` CSV into servers of backend `backend`. Errors:
 // kCorrupt when the header lacks pxname, svname, status or check_status.
 StatusOr<std::map<std::string, ServerView>> ParseShowStat(const std::string& csv,
-                                                           const std::string& backend);
+                                                          const std::string& backend);
 
 }  // namespace carlos::e2e

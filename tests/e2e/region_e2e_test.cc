@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <set>
+#include <thread>
 
 #include "base/files.h"
 #include "dev/region_env.h"
@@ -98,18 +100,19 @@ void RunScenario(bool s3, int base_port) {
 
   std::map<std::string, std::string> store_env;
   std::map<std::string, std::string> region_env = {{"CARLOS_DRAIN", kDrain}};
-  std::vector<std::string> args = {bin,  "dev",         "region", "--boxes",
-                                   "5",  "--dir",       rdir,     "--base-port",
-                                   std::to_string(base_port), "--table", "off", "--no-enroller"};
+  std::vector<std::string> args = {bin,       "dev",         "region",
+                                   "--boxes", "5",           "--dir",
+                                   rdir,      "--base-port", std::to_string(base_port),
+                                   "--table", "off",         "--no-enroller"};
   if (s3) {
     const char* env_file = std::getenv("CARLOS_S3_ENV_FILE");
     ASSERT_NE(env_file, nullptr) << "CARLOS_S3_ENV_FILE is not set (run through ctest)";
     auto s3env = ReadEnvFile(env_file);
     ASSERT_TRUE(s3env.ok()) << "the S3 server fixture (tests/harness, carlos_s3) is not up: "
                             << s3env.status().ToString();
-    std::string bucket = "carlos-e2e-" + std::to_string(getpid()) + "-" +
-                         std::to_string(std::chrono::system_clock::now().time_since_epoch() /
-                                        seconds(1));
+    std::string bucket =
+        "carlos-e2e-" + std::to_string(getpid()) + "-" +
+        std::to_string(std::chrono::system_clock::now().time_since_epoch() / seconds(1));
     store_env = *s3env;
     store_env["CARLOS_DEPLOYMENT_BUCKET"] = bucket;
     for (const auto& [k, v] : *s3env) region_env[k] = v;
@@ -130,7 +133,8 @@ void RunScenario(bool s3, int base_port) {
   auto haproxy = Haproxy::Start(root, base_port + 199, Backends(boxes, base_port));
   ASSERT_TRUE(haproxy.ok()) << haproxy.status().ToString();
   auto start = std::chrono::steady_clock::now();
-  auto region = Child::Start(args, WithEnv(dev::ProcessEnviron(), region_env), root + "/region.out");
+  auto region =
+      Child::Start(args, WithEnv(dev::ProcessEnviron(), region_env), root + "/region.out");
   ASSERT_TRUE(region.ok()) << region.status().ToString();
 
   LbWatch lb(*haproxy, start);
@@ -176,18 +180,25 @@ void RunScenario(bool s3, int base_port) {
   for (const auto& [k, v] : store_env) operator_env[k] = v;
   operator_env["CARLOS_JOIN_EVERY"] = "200ms";
   auto op_env = WithEnv(dev::ProcessEnviron(), operator_env);
-  auto enroller = Child::Start({bin, "boxes", "auto-enroll", "--watch"}, op_env,
-                               root + "/enroller.log");
+  auto enroller =
+      Child::Start({bin, "boxes", "auto-enroll", "--watch"}, op_env, root + "/enroller.log");
   ASSERT_TRUE(enroller.ok()) << enroller.status().ToString();
-  s = lb.Until([&](const Views& v) { return All(v, Boxes({1, 2, 3}), true); }, seconds(60),
-               "box-1..3 UP once the enroller admits them");
+  s = lb.Until(
+      [&](const Views& v) {
+        return All(v, Boxes({1, 2, 3}), true);
+      },
+      seconds(60), "box-1..3 UP once the enroller admits them");
   PrintTimesToUp(lb, s3 ? "s3" : "dir");
   ASSERT_TRUE(s.ok()) << s.ToString() << "\n"
                       << Tail(root + "/enroller.log") << "\n"
                       << Tail(rdir + "/logs/box-1.agent.log") << "\n"
                       << Tail(rdir + "/logs/box-1.join.log");
-  s = lb.During([&](const Views& v) { return All(v, Boxes({4, 5}), false); }, seconds(3),
-                "box-4 (referenced) and box-5 (forged invitation) DOWN with the enroller running");
+  s = lb.During(
+      [&](const Views& v) {
+        return All(v, Boxes({4, 5}), false);
+      },
+      seconds(3),
+      "box-4 (referenced) and box-5 (forged invitation) DOWN with the enroller running");
   ASSERT_TRUE(s.ok()) << s.ToString();
   auto referenced_answer = dev::ProbeHealth(
       "http://127.0.0.1:" + std::to_string(base_port + 4) + "/_carlos/lb", milliseconds(2000));
@@ -197,16 +208,19 @@ void RunScenario(bool s3, int base_port) {
   EXPECT_FALSE(st.Get(identity::EnrollmentKey("box-5")).ok());
 
   // 3. Retire box-2 by hand: DOWN, and it stays DOWN.
-  auto retired = RunCommand({bin, "boxes", "retire", "box-2"}, op_env, root + "/retire.log",
-                            seconds(30));
+  auto retired =
+      RunCommand({bin, "boxes", "retire", "box-2"}, op_env, root + "/retire.log", seconds(30));
   ASSERT_TRUE(retired.ok()) << retired.status().ToString();
   ASSERT_TRUE(retired->exit.success()) << retired->exit.Describe() << ": " << retired->output;
   s = lb.Until([&](const Views& v) { return All(v, Boxes({2}), false); }, seconds(15),
                "box-2 DOWN once retired");
   ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << Tail(rdir + "/logs/box-2.agent.log");
   lb.NeverUp("box-2", "it is retired");
-  s = lb.During([&](const Views& v) { return All(v, Boxes({1, 3}), true); }, seconds(3),
-                "box-1 and box-3 still UP while retired box-2 stays DOWN");
+  s = lb.During(
+      [&](const Views& v) {
+        return All(v, Boxes({1, 3}), true);
+      },
+      seconds(3), "box-1 and box-3 still UP while retired box-2 stays DOWN");
   ASSERT_TRUE(s.ok()) << s.ToString();
 
   // 4. SIGTERM box-3's agent: HAProxy sees it DOWN while the process still
@@ -221,16 +235,16 @@ void RunScenario(bool s3, int base_port) {
                "box-3 DOWN after SIGTERM");
   ASSERT_TRUE(s.ok()) << s.ToString();
   bool alive_when_down = Running(pid);
-  auto down_after = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() -
-                                                              sigterm_at);
+  auto down_after =
+      std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - sigterm_at);
   EXPECT_TRUE(alive_when_down) << "box-3 was DOWN only after its process had exited (" +
                                       std::to_string(down_after.count()) + " ms): no drain";
   auto exit_deadline = std::chrono::steady_clock::now() + seconds(15);
   while (Running(pid) && std::chrono::steady_clock::now() < exit_deadline)
     std::this_thread::sleep_for(milliseconds(20));
   ASSERT_FALSE(Running(pid)) << "box-3's agent did not exit within 15s of SIGTERM";
-  auto exited_after = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() -
-                                                                sigterm_at);
+  auto exited_after =
+      std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - sigterm_at);
   std::cout << "[" << (s3 ? "s3" : "dir") << "] box-3: DOWN " << down_after.count()
             << " ms after SIGTERM, process ended " << exited_after.count() << " ms after"
             << std::endl;
@@ -263,9 +277,10 @@ TEST(RegionE2E, DevRegionThreeBoxesAllUpAndPickedUpAgain) {
   const int base_port = 18800;
   auto haproxy = Haproxy::Start(root, base_port + 199, Backends(3, base_port));
   ASSERT_TRUE(haproxy.ok()) << haproxy.status().ToString();
-  std::vector<std::string> args = {bin,      "dev",    "region", "--boxes",
-                                   "3",      "--dir",  rdir,     "--base-port",
-                                   std::to_string(base_port), "--table", "off"};
+  std::vector<std::string> args = {bin,       "dev",         "region",
+                                   "--boxes", "3",           "--dir",
+                                   rdir,      "--base-port", std::to_string(base_port),
+                                   "--table", "off"};
   auto env = WithEnv(dev::ProcessEnviron(), {{"CARLOS_DRAIN", "1s"}});
   std::string key_first, box_key_first;
   for (int run = 1; run <= 2; ++run) {
@@ -280,8 +295,11 @@ TEST(RegionE2E, DevRegionThreeBoxesAllUpAndPickedUpAgain) {
       auto e = ReadFileLimited(store_dir + "/" + identity::EnrollmentKey(box), 1 << 20);
       return e.ok() ? "" : box + " was seen UP before it was enrolled";
     });
-    Status s = lb.Until([&](const Views& v) { return All(v, Boxes({1, 2, 3}), true); },
-                        seconds(60), "all three boxes UP");
+    Status s = lb.Until(
+        [&](const Views& v) {
+          return All(v, Boxes({1, 2, 3}), true);
+        },
+        seconds(60), "all three boxes UP");
     PrintTimesToUp(lb, "dev region, run " + std::to_string(run));
     ASSERT_TRUE(s.ok()) << s.ToString() << "\n"
                         << Tail(out) << "\n"
@@ -306,8 +324,11 @@ TEST(RegionE2E, DevRegionThreeBoxesAllUpAndPickedUpAgain) {
       EXPECT_EQ(box_key, box_key_first) << "the second run gave box-1 a new key";
     }
     StopRegion(**region, rdir, 3);
-    s = lb.Until([&](const Views& v) { return All(v, Boxes({1, 2, 3}), false); }, seconds(10),
-                 "every box DOWN once the region stopped");
+    s = lb.Until(
+        [&](const Views& v) {
+          return All(v, Boxes({1, 2, 3}), false);
+        },
+        seconds(10), "every box DOWN once the region stopped");
     EXPECT_TRUE(s.ok()) << s.ToString();
     EXPECT_NE(Slurp(out).find("Stopped."), std::string::npos) << Tail(out);
   }

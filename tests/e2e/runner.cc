@@ -20,8 +20,7 @@ std::string CarlosBin() {
 }
 
 StatusOr<std::unique_ptr<Child>> Child::Start(std::vector<std::string> argv,
-                                              std::vector<std::string> env,
-                                              std::string log_path) {
+                                              std::vector<std::string> env, std::string log_path) {
   dev::ProcessSpec spec{std::move(argv), std::move(env), log_path};
   CARLOS_ASSIGN_OR_RETURN(pid_t pid, dev::SpawnProcess(spec));
   auto c = std::make_unique<Child>();
@@ -92,9 +91,9 @@ std::vector<std::string> WithEnv(std::vector<std::string> base,
 
 StatusOr<std::unique_ptr<Store>> OpenStoreFrom(const std::map<std::string, std::string>& settings) {
   std::map<std::string, std::string> vars;
-  for (const char* name : {"CARLOS_DEPLOYMENT_DIR", "CARLOS_DEPLOYMENT_BUCKET",
-                           "CARLOS_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-                           "AWS_REGION"}) {
+  for (const char* name :
+       {"CARLOS_DEPLOYMENT_DIR", "CARLOS_DEPLOYMENT_BUCKET", "CARLOS_S3_ENDPOINT",
+        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"}) {
     auto it = settings.find(name);
     if (it != settings.end()) vars[name] = it->second;
   }

@@ -29,8 +29,7 @@ class Child {
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
   static StatusOr<std::unique_ptr<Child>> Start(std::vector<std::string> argv,
-                                                std::vector<std::string> env,
-                                                std::string log_path);
+                                                std::vector<std::string> env, std::string log_path);
   ~Child();
   pid_t pid() const { return pid_; }
   // Sends `sig` to the child only (not its group): what a terminal's Ctrl-C

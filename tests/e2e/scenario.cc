@@ -45,8 +45,8 @@ Status LbWatch::Sample() {
     if (!s.up()) continue;
     auto never = never_up_.find(box);
     if (never != never_up_.end()) {
-      return Internal(box + " was seen UP by HAProxy, but " + never->second + "; view: " +
-                      Describe(last_));
+      return Internal(box + " was seen UP by HAProxy, but " + never->second +
+                      "; view: " + Describe(last_));
     }
     if (!first_up_.count(box)) {
       first_up_[box] = duration_cast<milliseconds>(now - start_);

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -73,7 +75,8 @@ TEST(Supervisor, RestartsAnAlwaysUnitOnlyAfterItsDelay) {
   ASSERT_TRUE(TickUntil(s, kT0 + milliseconds(100), [&] { return s.status(id).pid == 0; }));
   ASSERT_TRUE(s.status(id).last_exit.has_value());
   EXPECT_TRUE(s.status(id).last_exit->success());
-  EXPECT_TRUE(log.Has("region: box-1 agent ended (exit 0) after 100ms; starting it again in 500ms"));
+  EXPECT_TRUE(
+      log.Has("region: box-1 agent ended (exit 0) after 100ms; starting it again in 500ms"));
   // Not before the delay...
   s.Tick(kT0 + milliseconds(599));
   EXPECT_EQ(s.status(id).starts, 1);
@@ -110,9 +113,9 @@ TEST(Supervisor, RunsAOneshotAgainWhenAskedWhileItRan) {
   UnitSpec u;
   u.name = "box-1 join";
   // Each run waits for the gate file, then appends a line.
-  u.process.argv = {"/bin/sh", "-c",
-                    "while [ ! -e " + gate + " ]; do sleep 0.01; done; echo joined >> " + dir +
-                        "/runs"};
+  u.process.argv = {
+      "/bin/sh", "-c",
+      "while [ ! -e " + gate + " ]; do sleep 0.01; done; echo joined >> " + dir + "/runs"};
   u.restart = Restart::kNo;
   int id = s.Add(u);
   s.Start(id, kT0);

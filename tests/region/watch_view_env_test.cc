@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "base/files.h"
@@ -95,16 +97,20 @@ TEST(ShortDuration, PicksAUnitForTheColumn) {
 
 TEST(ChildEnv, DropsTheRegionsOwnCarlosSettingsButKeepsTimingsAndTheRest) {
   std::vector<std::string> parent = {
-      "PATH=/usr/bin",          "CARLOS_DEPLOYMENT_BUCKET=prod-bucket",
-      "CARLOS_DRAIN=5s",        "AWS_ACCESS_KEY_ID=AK",
-      "CARLOS_DATA_DIR=/data",  "CARLOS_JOIN_EVERY=1s",
+      "PATH=/usr/bin",
+      "CARLOS_DEPLOYMENT_BUCKET=prod-bucket",
+      "CARLOS_DRAIN=5s",
+      "AWS_ACCESS_KEY_ID=AK",
+      "CARLOS_DATA_DIR=/data",
+      "CARLOS_JOIN_EVERY=1s",
       "MALFORMED",
   };
-  auto env = ChildEnv(parent, {{"CARLOS_DATA_DIR", "/r/boxes/box-1"},
-                               {"CARLOS_JOIN_EVERY", "300ms"}});
+  auto env =
+      ChildEnv(parent, {{"CARLOS_DATA_DIR", "/r/boxes/box-1"}, {"CARLOS_JOIN_EVERY", "300ms"}});
   EXPECT_EQ(EnvValue(env, "PATH"), "/usr/bin");
   EXPECT_EQ(EnvValue(env, "AWS_ACCESS_KEY_ID"), "AK");
-  EXPECT_EQ(EnvValue(env, "CARLOS_DEPLOYMENT_BUCKET"), "") << "a production bucket must not leak in";
+  EXPECT_EQ(EnvValue(env, "CARLOS_DEPLOYMENT_BUCKET"), "")
+      << "a production bucket must not leak in";
   EXPECT_EQ(EnvValue(env, "CARLOS_DATA_DIR"), "/r/boxes/box-1");
   EXPECT_EQ(EnvValue(env, "CARLOS_DRAIN"), "5s") << "the operator's timing wins over the default";
   EXPECT_EQ(EnvValue(env, "CARLOS_JOIN_EVERY"), "300ms") << "the region's explicit setting wins";
