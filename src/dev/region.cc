@@ -1,6 +1,7 @@
 #include "dev/region.h"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,6 +85,23 @@ Milliseconds DrainOf(const std::vector<std::string>& env) {
   } catch (...) {
   }
   return Milliseconds(10'000);
+}
+
+// `text`'s lines cut to the terminal's width, so that none wraps and the
+// next redraw's "up N lines" lands on the table's first line.
+std::string FitToTerminal(const std::string& text, std::FILE* out) {
+  winsize ws{};
+  size_t width = 120;
+  if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 10) width = ws.ws_col;
+  std::string fitted;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    fitted += text.substr(pos, std::min(nl - pos, width - 1)) + "\n";
+    pos = nl + 1;
+  }
+  return fitted;
 }
 
 Status Validate(const RegionOptions& o) {
@@ -213,10 +231,10 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
       }
       if (options.live_table) {
         std::vector<std::string> footer = {""};
-        for (const auto& l : rlog.recent()) footer.push_back(l.substr(0, 160));
+        for (const auto& l : rlog.recent()) footer.push_back(l);
         footer.push_back(fmt::format("{}/{} hosting. Ctrl-C stops the region. Logs: {}/",
                                      view.Hosting(), plan.boxes.size(), layout.logs_dir()));
-        std::string table = view.Table(now, footer);
+        std::string table = FitToTerminal(view.Table(now, footer), out);
         // Back to the start of the previous table, then clear below.
         if (drawn_lines > 0) std::fprintf(out, "\x1b[%zuF\x1b[J", drawn_lines);
         std::fputs(table.c_str(), out);
