@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -260,6 +261,8 @@ void RunScenario(bool s3, int base_port) {
   s = lb.Until([&](const Views& v) { return All(v, all, false); }, seconds(10),
                "every box DOWN once the region stopped");
   EXPECT_TRUE(s.ok()) << s.ToString();
+  // Kept on failure, for its logs.
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(root);
 }
 
 TEST(RegionE2E, DirectoryDeployment) { RunScenario(false, 18400); }
@@ -332,6 +335,8 @@ TEST(RegionE2E, DevRegionThreeBoxesAllUpAndPickedUpAgain) {
     EXPECT_TRUE(s.ok()) << s.ToString();
     EXPECT_NE(Slurp(out).find("Stopped."), std::string::npos) << Tail(out);
   }
+  // Kept on failure, for its logs.
+  if (!HasFailure()) std::filesystem::remove_all(root);
 }
 
 }  // namespace
