@@ -97,7 +97,8 @@ void BM_PassDir(benchmark::State& state) {
   int n = static_cast<int>(state.range(0));
   auto records = MakeRecords(n);
   for (auto _ : state) {
-    std::string root = fmt::format("{}/carlos-enroll-bench-{}", std::filesystem::temp_directory_path().string(), ::getpid());
+    std::string root = fmt::format("{}/carlos-enroll-bench-{}",
+                                   std::filesystem::temp_directory_path().string(), ::getpid());
     std::filesystem::remove_all(root);
     std::filesystem::create_directories(root + "/control/boxes");
     // Set-up writes the files directly: what is measured is the pass.
@@ -111,7 +112,12 @@ void BM_PassDir(benchmark::State& state) {
     std::filesystem::remove_all(root);
   }
 }
-BENCHMARK(BM_PassDir)->Arg(1000)->Arg(10000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PassDir)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_PassS3(benchmark::State& state) {
   int n = static_cast<int>(state.range(0));
@@ -124,7 +130,8 @@ void BM_PassS3(benchmark::State& state) {
   std::map<std::string, std::string> env;
   for (std::string line; std::getline(in, line);) {
     auto eq = line.find('=');
-    if (eq != std::string::npos) env[TrimSpace(line.substr(0, eq))] = TrimSpace(line.substr(eq + 1));
+    if (eq != std::string::npos)
+      env[TrimSpace(line.substr(0, eq))] = TrimSpace(line.substr(eq + 1));
   }
   auto records = MakeRecords(n);
   for (auto _ : state) {

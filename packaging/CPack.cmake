@@ -11,6 +11,12 @@
 
 set(CARLOS_PACKAGING_DIR ${CMAKE_CURRENT_LIST_DIR})
 
+# cpack (and `cmake --install`) package what is built, without first
+# building every test and benchmark: the package holds only the command, and
+# scripts/build.sh (or the package test, which depends on the command)
+# builds it.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
+
 install(FILES ${CARLOS_PACKAGING_DIR}/systemd/carlos-edge.service
               ${CARLOS_PACKAGING_DIR}/systemd/carlos-system-join.path
               ${CARLOS_PACKAGING_DIR}/systemd/carlos-system-join.service
@@ -27,10 +33,10 @@ install(FILES ${CARLOS_PACKAGING_DIR}/sysusers.d/carlos.conf
 # time in the header, so the package is reproducible).
 set(CARLOS_DEB_VERSION ${PROJECT_VERSION})
 configure_file(${CARLOS_PACKAGING_DIR}/debian/changelog.in
-               ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog.Debian @ONLY)
-execute_process(COMMAND gzip -9nf ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog.Debian)
+               ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog @ONLY)
+execute_process(COMMAND gzip -9nf ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog)
 install(FILES ${CARLOS_PACKAGING_DIR}/debian/copyright
-              ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog.Debian.gz
+              ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog.gz
               ${PROJECT_SOURCE_DIR}/docs/operator.md
         DESTINATION /usr/share/doc/carlos
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
@@ -51,9 +57,9 @@ set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "systemd")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "CARLOS box agent and its host guard")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "box agent of a CARLOS deployment, with its host guard")
+# CPack puts the summary above this as the synopsis line.
 string(CONCAT CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "CARLOS box agent and its host guard\n"
     "The carlos command runs the box agent of a CARLOS deployment: a new box\n"
     "proves who it is, waits to be invited, has root arm its host guard, waits\n"
     "to be enrolled, and only then hosts. The package installs the command, the\n"

@@ -27,7 +27,7 @@ for t in "${targets[@]}"; do
     failed+=("$t")
     tail -40 "build-fuzz/$t.log"
   fi
-  grep -E "^stat::number_of_executed_runs|^stat::new_units_added" "build-fuzz/$t.log" | tr '\n' ' '
+  grep -E "^stat::number_of_executed_units|^stat::new_units_added" "build-fuzz/$t.log" | tr '\n' ' '
   echo
 done
 if [ ${#failed[@]} -gt 0 ]; then

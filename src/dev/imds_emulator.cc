@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "base/strings.h"
-#include "dev/imds_emulator_signer.h"
+#include "identity/iid.h"
 #include "net/http_server.h"
 
 namespace carlos::dev {
@@ -258,7 +258,6 @@ StatusOr<std::unique_ptr<ImdsEmulator>> ImdsEmulator::Start(ImdsEmulatorOptions 
                            std::to_string(options.base_port + options.boxes.size() - 1) +
                            " are not all valid");
   }
-  SignerPem signer{options.cert_pem, options.key_pem};
   std::unique_ptr<ImdsEmulator> emu(new ImdsEmulator());
   emu->host_ = options.host;
   SystemTime pending = options.clock->Now();
@@ -267,7 +266,8 @@ StatusOr<std::unique_ptr<ImdsEmulator>> ImdsEmulator::Start(ImdsEmulatorOptions 
     b->box = options.boxes[i];
     b->clock = options.clock;
     b->document = InstanceIdentityDocumentJson(b->box, pending);
-    auto sig = SignIdentityDocument(b->document, signer);
+    auto sig = identity::SignInstanceIdentityDocumentForTest(b->document, options.cert_pem,
+                                                             options.key_pem);
     if (!sig.ok()) return sig.status().Annotate("IMDS emulator");
     b->rsa2048 = *sig;
     net::HttpServer::Options so;

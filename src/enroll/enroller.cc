@@ -238,8 +238,7 @@ Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::
           "--force asks ({})",
           docs.box, docs.referenced_by.value_or("an edges file"), what);
     } else if (replace) {
-      o.line =
-          fmt::format("enroll: {}: invited again ({}), replacing {}", docs.box, what, why_again);
+      o.line = fmt::format("enroll: {}: invited again ({}), because {}", docs.box, what, why_again);
     } else {
       o.line = fmt::format("enroll: {}: invited ({})", docs.box, what);
     }

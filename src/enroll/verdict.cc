@@ -150,10 +150,10 @@ Verdict CheckReport(const BoxDocs& docs, const EnrollerSettings& settings, Syste
   }
   const identity::GuardFacts& g = *r.guard;
   if (!g.installed || !g.armed) {
-    std::string why = g.why_not_armed.value_or(g.installed ? "no reason given" : "not installed");
-    return Make(VerdictKind::kWaiting, "guard not armed",
-                fmt::format("its guard is {}: {}",
-                            g.installed ? "installed, not armed" : "not installed", why));
+    std::string detail =
+        g.installed ? "its guard is installed, not armed" : "its guard is not installed";
+    if (g.why_not_armed) detail += ": " + *g.why_not_armed;
+    return Make(VerdictKind::kWaiting, "guard not armed", detail);
   }
   if (g.record_digest != record_digest) {
     return Make(VerdictKind::kWaiting, "guard bound elsewhere",

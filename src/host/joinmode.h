@@ -47,8 +47,8 @@ struct ModeFacts {
 //   guard-installed -> invited -> referenced -> recorded.
 // The decision's `why` says, in parentheses, what the stage rests on and,
 // after "; ", any document that was refused on the way: "(waiting to be
-// invited; invitation refused: bad signature: ...)". Errors (the mode is unknown; the caller logs it and checks again):
-// a store read other than kNotFound failed ("mode unknown: <key>: <cause>");
+// invited; invitation refused: bad signature: ...)". Errors (the mode is unknown; the caller logs
+// it and checks again): a store read other than kNotFound failed ("mode unknown: <key>: <cause>");
 // the guard could not be read; a retirement is present but refused (a box
 // must not guess whether it is retired); a signature check could not run.
 StatusOr<ModeDecision> SelectMode(const ModeFacts& facts);

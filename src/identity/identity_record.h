@@ -70,7 +70,9 @@ Status VerifyIdentityRecord(const Parsed<IdentityRecord>& record, std::string_vi
 // Errors (Refuse): kUnattested when the record is unattested or the IID's
 // signature does not verify (the message says which); kMalformed when the
 // embedded IID does not parse; kMismatch when its instance or region differ
-// from the record's.
+// from the record's. kInvalidArgument (not a refusal) when
+// `aws_certificate_pem` is not a PEM certificate: the deployment's setting is
+// wrong, not the record.
 Status VerifyRecordAttestation(const IdentityRecord& record, std::string_view aws_certificate_pem);
 
 }  // namespace carlos::identity

@@ -1,6 +1,6 @@
 #include "imds/instance_identity.h"
 
-#include <nlohmann/json.hpp>
+#include "identity/iid.h"
 
 namespace carlos::imds {
 
@@ -23,19 +23,11 @@ StatusOr<InstanceIdentity> ReadInstanceIdentity(ImdsClient& client) {
   }
   CARLOS_ASSIGN_OR_RETURN(id.document, client.IdentityDocument());
   CARLOS_ASSIGN_OR_RETURN(id.rsa2048, client.IdentityRsa2048());
-  auto j = nlohmann::json::parse(id.document, nullptr, /*allow_exceptions=*/false);
-  auto field = [&](const char* k) -> std::string {
-    if (!j.is_object()) return "";
-    auto it = j.find(k);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  if (!j.is_object()) return Corrupt("the instance identity document from IMDS is not JSON");
-  id.instance_id = field("instanceId");
-  id.region = field("region");
-  if (id.instance_id.empty()) {
-    return Corrupt("the instance identity document from IMDS has no instanceId");
-  }
-  if (id.region.empty()) return Corrupt("the instance identity document from IMDS has no region");
+  // identity's parser: the same rules the enroller applies to the record.
+  auto doc = identity::ParseInstanceIdentityDocument(id.document);
+  if (!doc.ok()) return doc.status().Annotate("the instance identity document from IMDS");
+  id.instance_id = doc->instance_id;
+  id.region = doc->region;
   if (id.rsa2048.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Corrupt("IMDS answered an empty rsa2048 signature");
   }

@@ -39,8 +39,8 @@ struct InstanceIdentity {
 // EC2. Off by setting: unattested at once, nothing sent. IMDS not
 // answering (ImdsClient::Reachable fails: a timeout within the client's
 // short timeouts, or a refused connection): unattested, saying so. IMDS
-// answering but failing (404, 5xx, 401 twice, a document that is not JSON
-// or lacks instanceId or region: kCorrupt) is an error, never
+// answering but failing (404, 5xx, 401 twice, a document that
+// identity::ParseInstanceIdentityDocument refuses: kCorrupt) is an error, never
 // "unattested": a box on EC2 must not be recorded as unattested because
 // IMDS hiccupped; the caller retries. Thread-safe as ImdsClient.
 StatusOr<InstanceIdentity> ReadInstanceIdentity(ImdsClient& client);

@@ -1,11 +1,12 @@
 // Automatic enrollment's rules (src/enroll/verdict.h), on both store
 // backends: every test runs on a directory store and on the Ceph RGW test
 // server ("s3" in the name: CTest gives those the carlos_s3 fixture).
+#include "enroll/enroller.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "enroll/counting_store.h"
-#include "enroll/enroller.h"
 #include "identity/encoding.h"
 #include "identity/retirement.h"
 #include "identity/store_keys.h"
@@ -101,8 +102,7 @@ TEST_P(EnrollerTest, RefusesARetiredBox) {
   // Retiring again is not an error, and changes nothing.
   log_.Clear();
   ASSERT_TRUE(e->Retire("web-1", "again").ok());
-  EXPECT_THAT(log_.lines(),
-              ElementsAre("enroll: web-1: already retired at 2026-11-29T18:00:00Z"));
+  EXPECT_THAT(log_.lines(), ElementsAre("enroll: web-1: already retired at 2026-11-29T18:00:00Z"));
 }
 
 TEST_P(EnrollerTest, RefusesTwoRecordsOfOneInstance) {
@@ -195,10 +195,9 @@ TEST_P(EnrollerTest, EnrollsAnInvitedBoxWhoseGuardReadyReportIsFreshArmedAndBoun
   identity::EnrollmentBinding b{"web-1", web1.record_digest, inv->digest,
                                 "sha256:" + std::string(64, 'a')};
   EXPECT_TRUE(identity::VerifyEnrollment(*enr, w().enrollment_key().public_key(), b).ok());
-  EXPECT_THAT(log_.lines(),
-              ElementsAre("enroll: web-1: enrolled (record " + web1.record_digest +
-                          ", invitation " + inv->digest + ", guard sha256:" +
-                          std::string(64, 'a') + ")"));
+  EXPECT_THAT(log_.lines(), ElementsAre("enroll: web-1: enrolled (record " + web1.record_digest +
+                                        ", invitation " + inv->digest +
+                                        ", guard sha256:" + std::string(64, 'a') + ")"));
   // The next pass has nothing to do and says nothing.
   log_.Clear();
   s = Pass();
@@ -305,7 +304,7 @@ TEST_P(EnrollerTest, ReplacesAnExpiredInvitationByCompareAndSwap) {
   EXPECT_EQ(second->doc.expires_at, w().clock().Now() + Seconds(24 * 3600));
   EXPECT_THAT(log_.lines(),
               ElementsAre("enroll: web-1: invited again (invitation " + second->digest +
-                          ", expires 2026-12-01T18:00:00Z), replacing the invitation for web-1 is "
+                          ", expires 2026-12-01T18:00:00Z), because the invitation for web-1 is "
                           "refused: expired: it expired at 2026-11-30T18:00:00Z; it is now "
                           "2026-11-30T18:00:00Z"));
 }

@@ -101,18 +101,19 @@ TEST_P(ManualTest, EnrollNamesEachFailedCheck) {
             "2026-11-29T17:54:00Z); reportFreshness is 5m0s");
   w().PutReport(web1, {.installed = false, .armed = false});
   st = e().Enroll("web-1");
-  EXPECT_EQ(st.message(),
-            "web-1 is not enrolled: guard not armed: its guard is not installed: not installed");
+  EXPECT_EQ(st.message(), "web-1 is not enrolled: guard not armed: its guard is not installed");
   w().PutReport(web1, {.record_digest = "sha256:" + std::string(64, 'd')});
   st = e().Enroll("web-1");
-  EXPECT_EQ(st.message(), "web-1 is not enrolled: guard bound elsewhere: its guard is bound to "
-                          "the record sha256:" +
-                              std::string(64, 'd') + ", not to its record " + web1.record_digest);
+  EXPECT_EQ(st.message(),
+            "web-1 is not enrolled: guard bound elsewhere: its guard is bound to "
+            "the record sha256:" +
+                std::string(64, 'd') + ", not to its record " + web1.record_digest);
   w().PutReport(web1, {.instance_id = "i-0ffffffffffffffff"});
   st = e().Enroll("web-1");
-  EXPECT_EQ(st.message(), "web-1 is not enrolled: report mismatch: its report names instance "
-                          "\"i-0ffffffffffffffff\" in us-west-2, its record instance \"" +
-                              web1.instance_id + "\" in us-west-2");
+  EXPECT_EQ(st.message(),
+            "web-1 is not enrolled: report mismatch: its report names instance "
+            "\"i-0ffffffffffffffff\" in us-west-2, its record instance \"" +
+                web1.instance_id + "\" in us-west-2");
 
   w().PutReport(web1);
   ASSERT_TRUE(e().Enroll("web-1").ok());
@@ -164,10 +165,10 @@ TEST_P(ManualTest, ListShowsEachBoxsStageAsTheBoxWouldCompute) {
   ASSERT_TRUE(rows.ok()) << rows.status().message();
   std::vector<std::string> stages;
   for (const auto& r : *rows) stages.push_back(r.box + "=" + r.stage);
-  EXPECT_THAT(stages, ElementsAre("a-hosting=hosting", "b-ready=guard-ready",
-                                  "c-installed=guard-installed", "d-invited=invited",
-                                  "e-referenced=referenced", "f-recorded=recorded",
-                                  "g-retired=retired", "h-ghost=unrecorded"));
+  EXPECT_THAT(stages,
+              ElementsAre("a-hosting=hosting", "b-ready=guard-ready", "c-installed=guard-installed",
+                          "d-invited=invited", "e-referenced=referenced", "f-recorded=recorded",
+                          "g-retired=retired", "h-ghost=unrecorded"));
   const BoxRow& b = (*rows)[1];
   EXPECT_EQ(b.region, "eu-west-1");
   EXPECT_EQ(b.instance_id, ready.instance_id);
@@ -184,11 +185,12 @@ TEST_P(ManualTest, ListShowsEachBoxsStageAsTheBoxWouldCompute) {
     lines.push_back(table.substr(at, nl - at));
   }
   ASSERT_EQ(lines.size(), 9u);
-  EXPECT_EQ(lines[0].substr(0, 48), "BOX           REGION     STAGE            INSTANCE");
+  EXPECT_EQ(lines[0].substr(0, 50), "BOX           REGION     STAGE            INSTANCE");
   EXPECT_EQ(lines[2], "b-ready       eu-west-1  guard-ready      " + ready.instance_id +
                           "  7m2s        yes    no          report stale");
-  EXPECT_EQ(lines[8], "h-ghost       -          unrecorded       -                    -          "
-                      " -      no          -");
+  EXPECT_EQ(lines[8],
+            "h-ghost       -          unrecorded       -                    -          "
+            " -      no          -");
 
   auto json = RowsToJson(*rows, w().clock().Now());
   EXPECT_EQ(json["format"], "carlos.boxes-list/v1");

@@ -2,6 +2,7 @@
 // once per (box, reason)) and the settings from the environment.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -142,11 +143,11 @@ TEST_F(SettingsTest, EachBadSettingIsNamed) {
   EXPECT_THAT(From({}).status().message(), HasSubstr("CARLOS_ENROLLMENT_KEY is not set"));
   EXPECT_THAT(From({{"CARLOS_ENROLLMENT_KEY", key_path_}}).status().message(),
               HasSubstr("CARLOS_AWS_IID_CERT is not set"));
-  EXPECT_THAT(From({{"CARLOS_ENROLLMENT_KEY", tmp_.path() + "/nope"},
-                    {"CARLOS_ALLOW_UNATTESTED", "1"}})
-                  .status()
-                  .message(),
-              HasSubstr("CARLOS_ENROLLMENT_KEY"));
+  EXPECT_THAT(
+      From({{"CARLOS_ENROLLMENT_KEY", tmp_.path() + "/nope"}, {"CARLOS_ALLOW_UNATTESTED", "1"}})
+          .status()
+          .message(),
+      HasSubstr("CARLOS_ENROLLMENT_KEY"));
   std::map<std::string, std::string> ok = {{"CARLOS_ENROLLMENT_KEY", key_path_},
                                            {"CARLOS_ALLOW_UNATTESTED", "1"}};
   auto with = [&](const char* k, const char* v) {
@@ -159,12 +160,13 @@ TEST_F(SettingsTest, EachBadSettingIsNamed) {
   EXPECT_THAT(with("CARLOS_ENROLL_WORKERS", "0").message(), HasSubstr("CARLOS_ENROLL_WORKERS"));
   EXPECT_THAT(with("CARLOS_AWS_IID_CERT", key_path_.c_str()).message(),
               HasSubstr("holds no PEM certificate"));
-  EXPECT_THAT(with("CARLOS_ENROLLMENT_PUBKEY", "ed25519:11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
-                  .message(),
-              HasSubstr("but the key in CARLOS_ENROLLMENT_KEY is"));
+  EXPECT_THAT(
+      with("CARLOS_ENROLLMENT_PUBKEY", "ed25519:11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
+          .message(),
+      HasSubstr("but the key in CARLOS_ENROLLMENT_KEY is"));
   // `list` needs only the public key.
-  auto pub = From({{"CARLOS_ENROLLMENT_PUBKEY", key_.public_key().ToString()}},
-                  KeyNeed::kPublicOnly);
+  auto pub =
+      From({{"CARLOS_ENROLLMENT_PUBKEY", key_.public_key().ToString()}}, KeyNeed::kPublicOnly);
   ASSERT_TRUE(pub.ok()) << pub.status().message();
   EXPECT_FALSE(pub->enrollment_key.has_value());
   EXPECT_EQ(pub->enrollment_public_key, key_.public_key());
@@ -173,7 +175,8 @@ TEST_F(SettingsTest, EachBadSettingIsNamed) {
 TEST_F(SettingsTest, ADirectoryHoldsOneCertificatePerRegion) {
   std::string dir = tmp_.path() + "/certs";
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
-  std::ofstream(dir + "/eu-west-1.pem") << "-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n";
+  std::ofstream(dir + "/eu-west-1.pem")
+      << "-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n";
   std::ofstream(dir + "/README") << "not a certificate";
   auto certs = LoadIidCertificates(dir);
   ASSERT_TRUE(certs.ok()) << certs.status().message();

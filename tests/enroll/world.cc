@@ -50,7 +50,8 @@ StatusOr<std::map<std::string, std::string>> S3ServerEnv() {
   std::string line;
   while (std::getline(in, line)) {
     auto eq = line.find('=');
-    if (eq != std::string::npos) out[TrimSpace(line.substr(0, eq))] = TrimSpace(line.substr(eq + 1));
+    if (eq != std::string::npos)
+      out[TrimSpace(line.substr(0, eq))] = TrimSpace(line.substr(eq + 1));
   }
   if (out["CARLOS_S3_ENDPOINT"].empty()) return Unavailable(file + " has no CARLOS_S3_ENDPOINT");
   return out;
@@ -145,12 +146,13 @@ TestBox World::AddBox(const std::string& label, BoxSpec spec) {
         itest::Must(identity::MakeSelfSignedRsa2048ForTest("Amazon Web Services LLC (test)")));
     const identity::TestCertificate& cert = spec.forged_iid ? *other : itest::AwsCertForTest();
     r.attestation = identity::InstanceAttestation{
-        doc, itest::Must(identity::SignInstanceIdentityDocumentForTest(doc, cert.cert_pem,
-                                                                       cert.key_pem))};
+        doc, itest::Must(
+                 identity::SignInstanceIdentityDocumentForTest(doc, cert.cert_pem, cert.key_pem))};
   }
   std::string bytes = itest::Must(identity::SignIdentityRecord(r, b.key));
   b.record_digest = identity::Sha256Digest(bytes);
-  auto put = store_->Put(identity::RecordKey(label), bytes, PutOptions{PutCondition::kCreateOnly, ""});
+  auto put =
+      store_->Put(identity::RecordKey(label), bytes, PutOptions{PutCondition::kCreateOnly, ""});
   EXPECT_TRUE(put.ok()) << put.status().message();
   return b;
 }

@@ -71,24 +71,24 @@ struct TestBox {
 
 struct BoxSpec {
   std::string region = "us-west-2";
-  std::string instance_id;  // "" = derived from the label.
+  std::string instance_id = "";  // "" = derived from the label.
   bool attested = true;
   // Sign the IID with another certificate than AWS's test one.
   bool forged_iid = false;
-  std::optional<identity::PrivateKey> key;  // Default: a fresh key.
+  std::optional<identity::PrivateKey> key = std::nullopt;  // Default: a fresh key.
 };
 
 struct ReportSpec {
   bool guard = true;
   bool installed = true;
   bool armed = true;
-  std::optional<std::string> why_not_armed;
-  std::optional<std::string> record_digest;      // Default: the box's record.
-  std::optional<std::string> invitation_digest;  // Default: the stored invitation's.
+  std::optional<std::string> why_not_armed = std::nullopt;
+  std::optional<std::string> record_digest = std::nullopt;      // Default: the box's record.
+  std::optional<std::string> invitation_digest = std::nullopt;  // Default: the stored invitation's.
   std::string guard_digest = "sha256:" + std::string(64, 'a');
-  Milliseconds age{10'000};                       // reported_at = now - age.
-  std::optional<identity::PrivateKey> signed_by;  // Default: the box's key.
-  std::optional<std::string> instance_id;         // Default: the record's.
+  Milliseconds age{10'000};                                      // reported_at = now - age.
+  std::optional<identity::PrivateKey> signed_by = std::nullopt;  // Default: the box's key.
+  std::optional<std::string> instance_id = std::nullopt;         // Default: the record's.
 };
 
 // The world. Time starts at 2026-11-29T18:00:00Z.

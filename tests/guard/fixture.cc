@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "base/files.h"
@@ -199,8 +201,57 @@ std::string FakeImds::endpoint() const {
   return fmt::format("http://127.0.0.1:{}", server_->port());
 }
 
-ProcessResult Run(const std::vector<std::string>& argv,
-                  const std::map<std::string, std::string>& env) {
+ImdsEmulator::ImdsEmulator(const std::string& region, const std::string& group) {
+  std::string out = dir_.path() + "/out";
+  std::vector<std::string> argv = {CarlosBin(),
+                                   "dev",
+                                   "imds",
+                                   "--base-port",
+                                   "0",
+                                   "--region",
+                                   region,
+                                   "--group",
+                                   group,
+                                   "--cert",
+                                   dir_.path() + "/cert.pem",
+                                   "--key",
+                                   dir_.path() + "/key.pem"};
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    ::dup2(o, 2);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    ::execv(cargv[0], cargv.data());
+    ::_exit(126);
+  }
+  // "box 0: i-de00000000000000 on CARLOS_IMDS_ENDPOINT=http://127.0.0.1:NNNN"
+  std::regex line("box 0: (i-[0-9a-f]+) on CARLOS_IMDS_ENDPOINT=(\\S+)");
+  for (int i = 0; i < 300 && endpoint_.empty(); ++i) {
+    std::smatch m;
+    std::string text = ReadFile(out);
+    if (std::regex_search(text, m, line)) {
+      instance_id_ = m[1];
+      endpoint_ = m[2];
+      break;
+    }
+    ::usleep(50'000);  // The emulator's start, not a timing under test.
+  }
+  if (endpoint_.empty()) ADD_FAILURE() << "carlos dev imds did not start: " << ReadFile(out);
+}
+
+ImdsEmulator::~ImdsEmulator() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+}
+
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env) {
   TempDir io;
   std::string out_path = io.path() + "/out", err_path = io.path() + "/err";
   std::vector<std::string> envs;

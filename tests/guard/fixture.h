@@ -84,6 +84,23 @@ class FakeImds {
   std::unique_ptr<net::HttpServer> server_;
 };
 
+// `carlos dev imds` (the project's IMDS emulator) as a real process on a
+// free loopback port, for one box in `region` whose carlos:group tag is
+// `group`; stopped (SIGTERM) when destroyed.
+class ImdsEmulator {
+ public:
+  ImdsEmulator(const std::string& region, const std::string& group);
+  ~ImdsEmulator();
+  // Empty when the emulator did not start (the test then fails).
+  const std::string& endpoint() const { return endpoint_; }
+  const std::string& instance_id() const { return instance_id_; }
+
+ private:
+  TempDir dir_;
+  int pid_ = -1;
+  std::string endpoint_, instance_id_;
+};
+
 struct ProcessResult {
   int exit_code = -1;  // -signal when killed by a signal.
   std::string out;
@@ -91,8 +108,8 @@ struct ProcessResult {
 };
 
 // Runs `argv` with exactly `env` (plus PATH), waiting for it to end.
-ProcessResult Run(const std::vector<std::string>& argv,
-                  const std::map<std::string, std::string>& env);
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env);
 
 // The built `carlos` binary ($CARLOS_BIN).
 std::string CarlosBin();

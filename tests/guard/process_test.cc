@@ -23,7 +23,7 @@ namespace {
 using ::testing::HasSubstr;
 
 ProcessResult Join(const std::map<std::string, std::string>& env) {
-  return Run({CarlosBin(), "system", "join"}, env);
+  return RunProcess({CarlosBin(), "system", "join"}, env);
 }
 
 // Exactly one line on stderr, containing `want`.
@@ -34,8 +34,8 @@ void ExpectOneLine(const ProcessResult& r, const std::string& want) {
   EXPECT_THAT(lines[0], HasSubstr(want));
 }
 
-nlohmann::json Status(const World& w) {
-  auto r = Run({CarlosBin(), "system", "guard-status", "--json"}, w.Env());
+nlohmann::json GuardStatus(const World& w) {
+  auto r = RunProcess({CarlosBin(), "system", "guard-status", "--json"}, w.Env());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out);
 }
@@ -58,7 +58,7 @@ TEST_F(ProcessTest, JoinInstallsArmsAndASecondRunChangesNothing) {
   auto r = Join(w.Env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectOneLine(r, "web-1: the guard is installed and armed");
-  auto s = Status(w);
+  auto s = GuardStatus(w);
   EXPECT_EQ(s["installed"], true);
   EXPECT_EQ(s["armed"], true);
   EXPECT_EQ(s["box"], "web-1");
@@ -76,7 +76,7 @@ TEST_F(ProcessTest, JoinInstallsArmsAndASecondRunChangesNothing) {
   EXPECT_EQ(MtimeNs(w.GuardPath()), gm);
   EXPECT_EQ(MtimeNs(w.ArmedPath()), am);
 
-  auto text = Run({CarlosBin(), "system", "guard-status"}, w.Env());
+  auto text = RunProcess({CarlosBin(), "system", "guard-status"}, w.Env());
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_THAT(text.out, HasSubstr("armed: yes"));
   EXPECT_THAT(text.out, HasSubstr("box: web-1"));
@@ -92,7 +92,7 @@ TEST_F(ProcessTest, JoinAgainstImds) {
     env["CARLOS_IMDS_ENDPOINT"] = imds.endpoint();
     auto r = Join(env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(Status(w)["instance_id"], w.instance_id);
+    EXPECT_EQ(GuardStatus(w)["instance_id"], w.instance_id);
   }
   std::string guard = ReadFile(w.GuardPath());
   {
@@ -129,6 +129,31 @@ TEST_F(ProcessTest, GroupReferencedBoxUsesTheGroupLabel) {
   auto r = Join(env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectOneLine(r, "web-eu-0123456789abcdef0: the guard is installed and armed");
+}
+
+// The project's IMDS emulator (`carlos dev imds`), a group-launched box:
+// the label derives from the emulator's carlos:group tag and instance id.
+TEST_F(ProcessTest, JoinAgainstTheImdsEmulator) {
+  ImdsEmulator emulator("eu-west-1", "Web EU");
+  ASSERT_FALSE(emulator.endpoint().empty());
+  World w;
+  w.instance_id = emulator.instance_id();
+  w.box = "web-eu-" + emulator.instance_id().substr(2);
+  record = w.PutRecord(true);
+  invitation = w.PutInvitation(record, w.now);
+  auto env = w.Env();
+  env.erase("CARLOS_BOX_LABEL");
+  env["CARLOS_BOX_REFERENCE"] = "group";
+  env["CARLOS_IMDS_ENDPOINT"] = emulator.endpoint();
+  auto r = Join(env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectOneLine(r, w.box + ": the guard is installed and armed");
+  auto s = GuardStatus(w);
+  EXPECT_EQ(s["instance_id"], emulator.instance_id());
+  EXPECT_EQ(s["region"], "eu-west-1");
+  r = Join(env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectOneLine(r, "nothing changed");
 }
 
 TEST_F(ProcessTest, EachRefusalIsOneLineAndChangesNothing) {
@@ -205,7 +230,7 @@ TEST_F(ProcessTest, KilledAtEachWritePointARerunConverges) {
       }
       r = Join(w.Env());
       ASSERT_EQ(r.exit_code, 0) << r.err;
-      auto s = Status(w);
+      auto s = GuardStatus(w);
       EXPECT_EQ(s["armed"], true);
       EXPECT_EQ(s["invitation_digest"], invitation);
       std::string guard = ReadFile(w.GuardPath()), armed = ReadFile(w.ArmedPath());
@@ -230,10 +255,11 @@ TEST_F(ProcessTest, DiskFullLeavesTheGuardAsItWas) {
     ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
   } unmount{mnt};
   // The box's data dir on the small disk, with its key.
-  std::rename((w.data_dir + "/box.key").c_str(), (mnt + "/box.key").c_str());
+  ASSERT_TRUE(identity::WriteNewPrivateKeyFile(identity::BoxKeyPath(mnt), w.box_key).ok());
   w.data_dir = mnt;
   Invite(w);
-  ASSERT_EQ(Join(w.Env()).exit_code, 0);
+  auto first = Join(w.Env());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
   std::string guard = ReadFile(w.GuardPath()), armed = ReadFile(w.ArmedPath());
   invitation = w.PutInvitation(record, w.now + std::chrono::seconds(1));
   {
@@ -251,8 +277,8 @@ TEST_F(ProcessTest, DiskFullLeavesTheGuardAsItWas) {
   ::unlink((mnt + "/filler").c_str());
   r = Join(w.Env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Status(w)["invitation_digest"], invitation);
-  EXPECT_EQ(Status(w)["armed"], true);
+  EXPECT_EQ(GuardStatus(w)["invitation_digest"], invitation);
+  EXPECT_EQ(GuardStatus(w)["armed"], true);
 }
 
 class GuardExecTest : public ProcessTest {
@@ -271,7 +297,7 @@ class GuardExecTest : public ProcessTest {
     env["CARLOS_SERVICE_USER"] = "nobody";
   }
   ProcessResult Exec() {
-    return Run({CarlosBin(), "system", "guard-exec", "--", script, out_dir}, env);
+    return RunProcess({CarlosBin(), "system", "guard-exec", "--", script, out_dir}, env);
   }
   std::string Started() { return ReadFile(out_dir + "/started"); }
 
@@ -293,7 +319,7 @@ TEST_F(GuardExecTest, UnarmedBoxStartsAsTheServiceUser) {
 TEST_F(GuardExecTest, ArmedBoxStartsOnlyWithAMatchingEnrollment) {
   Invite(w);
   ASSERT_EQ(Join(w.Env()).exit_code, 0);
-  std::string guard_digest = Status(w)["guard_digest"];
+  std::string guard_digest = GuardStatus(w)["guard_digest"];
 
   // Not enrolled yet (or withdrawn): refused.
   auto r = Exec();
@@ -334,14 +360,14 @@ TEST_F(GuardExecTest, ArmedBoxStartsOnlyWithAMatchingEnrollment) {
 }
 
 TEST_F(GuardExecTest, CommandThatCannotStart) {
-  auto r = Run({CarlosBin(), "system", "guard-exec", "--", "/nonexistent/agent"}, env);
+  auto r = RunProcess({CarlosBin(), "system", "guard-exec", "--", "/nonexistent/agent"}, env);
   EXPECT_EQ(r.exit_code, 127);
   EXPECT_THAT(r.err, HasSubstr("cannot start /nonexistent/agent"));
 }
 
 TEST(SystemCommands, EveryCommandHasHelp) {
   for (std::string c : {"join", "guard-exec", "guard-status"}) {
-    auto r = Run({CarlosBin(), "system", c, "-h"}, {});
+    auto r = RunProcess({CarlosBin(), "system", c, "-h"}, {});
     EXPECT_EQ(r.exit_code, 0) << c;
     EXPECT_THAT(r.out, HasSubstr("Usage")) << c;
   }

@@ -516,6 +516,30 @@ TEST(AllSignedDocuments, MissingAndIllTypedFieldsAreMalformed) {
   }
 }
 
+TEST(AllSignedDocuments, TimesOutsideTheProtocolRangeAreMalformed) {
+  std::string rd = RecordDigest();
+  for (const char* t : {"9999-12-31T23:59:59Z", "1969-12-31T23:59:59Z", "2200-12-31T23:59:60Z",
+                        "2026-11-29T18:00:00+01:00", "2026-11-29 18:00:00Z", "yesterday"}) {
+    std::string bytes =
+        Resign(Must(SignEnrollment(SampleEnrollment(rd), EnrollmentKeyForTest())),
+               EnrollmentKeyForTest(), [&](nlohmann::json& o) { o["enrolled_at"] = t; });
+    Status st = ParseEnrollment(bytes).status();
+    EXPECT_REFUSED(st, Refusal::kMalformed);
+    EXPECT_NE(st.message().find("\"enrolled_at\" is not an RFC 3339 UTC time"), std::string::npos)
+        << t << ": " << st.ToString();
+  }
+  for (const char* t :
+       {"2200-12-31T23:59:59.999999999Z", "1970-01-01T00:00:00Z", "2026-11-29T18:00:00.000Z"}) {
+    std::string bytes =
+        Resign(Must(SignEnrollment(SampleEnrollment(rd), EnrollmentKeyForTest())),
+               EnrollmentKeyForTest(), [&](nlohmann::json& o) { o["enrolled_at"] = t; });
+    EXPECT_TRUE(ParseEnrollment(bytes).ok()) << t;
+  }
+  Enrollment far = SampleEnrollment(rd);
+  far.enrolled_at = T0() + std::chrono::hours(24 * 365 * 200);
+  EXPECT_EQ(SignEnrollment(far, EnrollmentKeyForTest()).status().code(), Code::kInvalidArgument);
+}
+
 TEST(AllSignedDocuments, OversizedIsRefusedBeforeParsing) {
   for (const Kind& kind : AllSignedKinds()) {
     std::string big = kind.bytes;

@@ -158,7 +158,9 @@ TEST(ImdsEmulator, StartErrors) {
   o.key_pem = carlos::testing::TestSigner().key_pem;
   auto bad = ImdsEmulator::Start(o);
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(bad.status().message().find("not a PEM certificate"), std::string::npos);
+  EXPECT_NE(
+      bad.status().message().find("IMDS emulator: the certificate is not a PEM X.509 certificate"),
+      std::string::npos);
 }
 
 }  // namespace

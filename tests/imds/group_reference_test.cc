@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "fixture.h"
+#include "identity/iid.h"
 #include "imds/instance_identity.h"
 
 namespace carlos::imds {
@@ -189,9 +190,16 @@ TEST(ReadInstanceIdentity, AttestedOnEc2) {
   EXPECT_EQ(id->document, emu->document(0));
   EXPECT_EQ(VerifiedContent(id->rsa2048, TestSigner().cert_pem), id->document);
   // Another certificate does not verify it.
-  auto other = dev::MakeSelfSignedRsa2048("other");
+  auto other = identity::MakeSelfSignedRsa2048ForTest("other");
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(VerifiedContent(id->rsa2048, other->cert_pem), "<did not verify>");
+  // And the enroller's own check (identity) accepts it with the emulator's
+  // certificate and refuses it with another.
+  EXPECT_TRUE(
+      identity::VerifyInstanceIdentitySignature(id->document, id->rsa2048, TestSigner().cert_pem)
+          .ok());
+  EXPECT_FALSE(
+      identity::VerifyInstanceIdentitySignature(id->document, id->rsa2048, other->cert_pem).ok());
 }
 
 TEST(ReadInstanceIdentity, OffBySettingIsUnattested) {

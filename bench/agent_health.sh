@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The health check's throughput and latency with wrk, the server pinned to
+# one core (taskset), side by side with nginx `return 200` on the same core;
+# then the health check's p99 while 5,000 idle connections are held open.
+# Usage: bench/agent_health.sh [BUILD_DIR] [SECONDS]   (default build, 10)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="$(realpath "${1:-build}")/carlos"
+secs="${2:-10}"
+server_core=0
+client_core=1
+ulimit -n "$(ulimit -Hn)"  # 5,000 held connections need more than the usual 1024
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# The agent, hosting directly (region HA off): the health check answers 200.
+# The header timeout is raised so that the idle connections below stay open
+# for the whole run (with the default 10 s they are closed after 10 s).
+aport=$(freeport)
+mkdir -p "$tmp/data"
+env -i PATH="$PATH" CARLOS_BOX_LABEL=bench-1 CARLOS_DATA_DIR="$tmp/data" CARLOS_IMDS_ENDPOINT=off \
+  CARLOS_HEALTH_HEADER_TIMEOUT=300s \
+  taskset -c $server_core "$bin" agent -http "127.0.0.1:$aport" 2>"$tmp/agent.log" &
+pids+=($!)
+
+# nginx, one worker, on the same core.
+nport=$(freeport)
+cat > "$tmp/nginx.conf" <<CONF
+worker_processes 1;
+worker_cpu_affinity 01;
+daemon off;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx.err;
+events { worker_connections 20000; }
+http {
+  access_log off;
+  server { listen 127.0.0.1:$nport; location / { return 200 "hosting\n"; } }
+}
+CONF
+taskset -c $server_core nginx -c "$tmp/nginx.conf" -p "$tmp" &
+pids+=($!)
+sleep 1
+
+run() {  # name url
+  echo "== $1"
+  taskset -c $client_core wrk -t1 -c50 -d"${secs}s" --latency "$2" |
+    awk '/Requests\/sec|Latency  |  50%|  99%|Non-2xx|Socket errors/'
+}
+run "carlos agent health check (1 core)" "http://127.0.0.1:$aport/_carlos/lb"
+run "nginx return 200 (1 core)" "http://127.0.0.1:$nport/_carlos/lb"
+
+# 5,000 idle connections held open on the agent, then the same load.
+python3 - "$aport" 5000 "$tmp/held" <<'PY' &
+import socket, sys, time, os
+port, n, flag = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+socks = []
+for i in range(n):
+    s = socket.socket(); s.connect(("127.0.0.1", port)); socks.append(s)
+open(flag, "w").close()
+time.sleep(600)
+PY
+pids+=($!)
+for _ in $(seq 100); do [ -e "$tmp/held" ] && break; sleep 0.2; done
+sleep 1
+echo "open connections on the agent: $(ss -Htn state established "( sport = :$aport )" | wc -l)"
+run "carlos agent health check with 5,000 idle connections held (1 core)" "http://127.0.0.1:$aport/_carlos/lb"
+echo "agent VmRSS with them: $(awk '/VmRSS/ {print $2}' /proc/${pids[0]}/status) KiB"

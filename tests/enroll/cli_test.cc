@@ -1,0 +1,139 @@
+// `carlos boxes ...` as an operator runs it: the built command, a real
+// process, a directory store.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "identity/store_keys.h"
+#include "world.h"
+
+namespace carlos::enroll::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct CliRun {
+  int code = -1;
+  std::string out;  // stdout and stderr, in that order.
+};
+
+// Runs the built carlos with `args` and only `env`, capturing its output.
+CliRun Carlos(const std::string& args, const std::map<std::string, std::string>& env,
+           const std::string& dir) {
+  const char* bin_env = std::getenv("CARLOS_BIN");
+  std::string bin = bin_env && *bin_env ? bin_env : CARLOS_BIN_DEFAULT;
+  std::string cmd = "env -i";
+  for (const auto& [k, v] : env) cmd += " " + k + "='" + v + "'";
+  cmd += " " + bin + " " + args + " >" + dir + "/out 2>" + dir + "/err";
+  CliRun r;
+  int status = std::system(cmd.c_str());
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  for (const char* f : {"/out", "/err"}) {
+    std::ifstream in(dir + f);
+    r.out += std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = MakeStore("dir", tmp_.path(), &env_);
+    ASSERT_TRUE(store.ok());
+    store_ = std::move(*store);
+    world_ = std::make_unique<World>(store_.get());
+    std::string key = tmp_.path() + "/enrollment.key";
+    ASSERT_TRUE(identity::WriteNewPrivateKeyFile(key, world_->enrollment_key()).ok());
+    std::ofstream(tmp_.path() + "/aws.pem") << world_->Settings().iid_certificates.any_region_pem;
+    env_["CARLOS_ENROLLMENT_KEY"] = key;
+    env_["CARLOS_AWS_IID_CERT"] = tmp_.path() + "/aws.pem";
+  }
+
+  TempDir tmp_;
+  std::map<std::string, std::string> env_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<World> world_;
+};
+
+TEST_F(CliTest, EveryCommandHasHelp) {
+  for (const char* cmd : {"auto-enroll", "invite", "enroll", "retire", "list"}) {
+    CliRun r = Carlos(std::string("boxes ") + cmd + " -h", {}, tmp_.path());
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_THAT(r.out, HasSubstr("Exit codes: 0 ok")) << cmd;
+  }
+}
+
+TEST_F(CliTest, InviteListRetireFromTheShell) {
+  world_->AddBox("web-1");
+  TestBox web2 = world_->AddBox("web-2");
+  world_->PutEdges(web2, {"web-1"});
+
+  CliRun r = Carlos("boxes invite web-1", env_, tmp_.path());
+  EXPECT_EQ(r.code, 3);
+  EXPECT_THAT(r.out, HasSubstr("carlos boxes invite: web-1 is refused: referenced: "
+                               "control/edges/web-2.json names it"));
+  r = Carlos("boxes invite -force web-1", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("enroll: web-1: invited although it is referenced"));
+
+  r = Carlos("boxes list --json", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  auto json = nlohmann::json::parse(r.out.substr(0, r.out.rfind('}') + 1));
+  ASSERT_EQ(json["boxes"].size(), 2u);
+  EXPECT_EQ(json["boxes"][0]["box"], "web-1");
+  EXPECT_EQ(json["boxes"][0]["stage"], "invited");
+  EXPECT_EQ(json["boxes"][0]["referenced"], true);
+  EXPECT_EQ(json["boxes"][1]["stage"], "recorded");
+  EXPECT_EQ(json["boxes"][1]["next"], "invite");
+
+  r = Carlos("boxes retire web-2 --reason 'replaced by web-3'", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = Carlos("boxes list", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\nweb-2  us-west-2  retired "));
+
+  r = Carlos("boxes retire web-9", env_, tmp_.path());
+  EXPECT_EQ(r.code, 4);
+  EXPECT_THAT(r.out, HasSubstr("carlos boxes retire: web-9 has no identity record"));
+}
+
+TEST_F(CliTest, AutoEnrollWithoutTheKeyExplainsWhichVariable) {
+  auto env = env_;
+  env.erase("CARLOS_ENROLLMENT_KEY");
+  CliRun r = Carlos("boxes auto-enroll", env, tmp_.path());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("carlos boxes auto-enroll: CARLOS_ENROLLMENT_KEY is not set"));
+}
+
+TEST_F(CliTest, WatchEndsCleanlyOnSigterm) {
+  world_->AddBox("web-1");
+  auto env = env_;
+  env["CARLOS_JOIN_EVERY"] = "100ms";
+  std::string bin = std::getenv("CARLOS_BIN") ? std::getenv("CARLOS_BIN") : CARLOS_BIN_DEFAULT;
+  std::string cmd = "env -i";
+  for (const auto& [k, v] : env) cmd += " " + k + "='" + v + "'";
+  // The shell starts the watcher, waits until it has invited web-1 (the
+  // invitation file appears), then sends SIGTERM and reports its exit code.
+  std::string inv = env["CARLOS_DEPLOYMENT_DIR"] + "/" + identity::InvitationKey("web-1");
+  std::string script = cmd + " " + bin + " boxes auto-enroll --watch 2>" + tmp_.path() +
+                       "/err & pid=$!; for i in $(seq 100); do [ -f " + inv +
+                       " ] && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo $?";
+  FILE* p = popen(script.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::array<char, 64> buf{};
+  std::string out;
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  pclose(p);
+  EXPECT_EQ(out, "0\n");
+  std::ifstream in(tmp_.path() + "/err");
+  std::string err(std::istreambuf_iterator<char>(in), {});
+  EXPECT_THAT(err, HasSubstr("enroll: web-1: invited"));
+  EXPECT_THAT(err, HasSubstr("enroll: stopped"));
+}
+
+}  // namespace
+}  // namespace carlos::enroll::testing
