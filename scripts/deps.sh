@@ -18,7 +18,7 @@ packages=(
   # generator and the web server it is compared with
   haproxy wrk nginx-light
   # Packaging checks
-  lintian systemd
+  lintian systemd dpkg-dev
 )
 
 missing=()
