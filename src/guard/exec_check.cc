@@ -76,12 +76,18 @@ StatusOr<ExecVerdict> CheckGuardForExec(const ExecCheckDeps& deps) {
   const std::string enrollment_key_path = identity::EnrollmentKey(guard.box);
   CARLOS_ASSIGN_OR_RETURN(auto enrollment_bytes, read(enrollment_key_path));
   if (!enrollment_bytes.has_value()) {
-    return NotFound(fmt::format(
-        "the guard of {} is armed ({}) but {} has no enrollment ({}): it was withdrawn or never "
-        "made; enroll the box again (carlos boxes enroll {}), or, to make it join again, remove "
-        "{} as root",
-        guard.box, local.guard->digest, guard.box, enrollment_key_path, guard.box,
-        identity::ArmedFilePath(data_dir)));
+    // Armed but not enrolled is the guard-ready stage (DESIGN.md, "Mode
+    // selection"): the agent must run to publish the guard-ready report the
+    // enroller waits for, and a withdrawn enrollment "comes back joining"
+    // (DESIGN.md, "Hosting"). Refusing here would leave a box that restarted
+    // in that window stuck for good. The agent's own mode selection never
+    // hosts without a matching enrollment, so starting it is safe.
+    verdict.enrolled = false;
+    verdict.why = fmt::format(
+        "the guard of {} is armed ({}) but the box has no enrollment ({}) yet, or it was "
+        "withdrawn: the agent can only join",
+        guard.box, local.guard->digest, enrollment_key_path);
+    return verdict;
   }
   auto enrollment = identity::ParseEnrollment(*enrollment_bytes);
   Status st = enrollment.ok()
@@ -98,6 +104,7 @@ StatusOr<ExecVerdict> CheckGuardForExec(const ExecCheckDeps& deps) {
                               guard.box, local.guard->digest, st.message(), guard.box,
                               identity::ArmedFilePath(data_dir)));
   }
+  verdict.enrolled = true;
   verdict.why = fmt::format("the guard is armed for {} and its enrollment {} matches it", guard.box,
                             enrollment->digest);
   return verdict;

@@ -9,10 +9,13 @@
 //     - the box is not retired (control/retired/<box>.json valid for the
 //       guard's record; one that cannot be verified also refuses: a box
 //       must not guess whether it is retired),
-//     - its enrollment control/enrollments/<box>.json verifies under
-//       CARLOS_ENROLLMENT_PUBKEY and is bound to the guard's record,
-//       invitation and guard digests;
-//   otherwise refuse, with the reason. The store is read only when armed.
+//     - its enrollment control/enrollments/<box>.json, when there is one,
+//       verifies under CARLOS_ENROLLMENT_PUBKEY and is bound to the guard's
+//       record, invitation and guard digests;
+//   otherwise refuse, with the reason. An armed box with no enrollment (not
+//   enrolled yet, or withdrawn) starts: it is at the guard-ready stage and
+//   must run to publish the report the enroller waits for, and it can only
+//   join. The store is read only when armed.
 //
 // Thread-safety: plain function; safe from any thread when the injected
 // functions are.
@@ -42,6 +45,7 @@ struct ExecCheckDeps {
 struct ExecVerdict {
   bool armed = false;
   std::string box;  // The guard's box, when armed.
+  bool enrolled = false;  // Armed and a matching enrollment exists.
   // One sentence for the log: why the command may start ("the guard is not
   // armed (armed.json is absent): the agent can only join" / "the guard is
   // armed for web-1 and its enrollment sha256:... matches").
@@ -52,8 +56,6 @@ struct ExecVerdict {
 // command must NOT start; the message says why and what to do):
 //   kCorrupt            the enrollment or a retirement refused, or the box
 //                       is retired (identity/refusal.h reasons);
-//   kNotFound           the guard is armed but no enrollment exists (it was
-//                       withdrawn, or the box was never enrolled for it);
 //   kPreconditionFailed the running release is below the floor;
 //   kInvalidArgument    CARLOS_ENROLLMENT_PUBKEY or the store's settings;
 //   kUnavailable, ...   the guard's files or the store could not be read.

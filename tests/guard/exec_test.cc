@@ -91,14 +91,16 @@ TEST_F(ExecCheckTest, ArmedWithMatchingEnrollmentStarts) {
   EXPECT_THAT(v->why, HasSubstr(enrollment));
 }
 
-TEST_F(ExecCheckTest, ArmedWithWithdrawnEnrollmentRefuses) {
+TEST_F(ExecCheckTest, ArmedWithWithdrawnEnrollmentStartsJoining) {
   std::string guard = Install(true);
   w.PutEnrollment(record, invitation, guard);
   w.Remove(identity::EnrollmentKey(w.box));
   auto v = CheckGuardForExec(Deps());
-  ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.status().code(), Code::kNotFound);
-  EXPECT_THAT(v.status().message(), HasSubstr("has no enrollment"));
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_TRUE(v->armed);
+  EXPECT_FALSE(v->enrolled);
+  EXPECT_THAT(v->why, HasSubstr("has no enrollment"));
+  EXPECT_THAT(v->why, HasSubstr("the agent can only join"));
 }
 
 TEST_F(ExecCheckTest, ArmedWithEnrollmentForAnotherGuardRefuses) {

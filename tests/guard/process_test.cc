@@ -321,13 +321,13 @@ TEST_F(GuardExecTest, ArmedBoxStartsOnlyWithAMatchingEnrollment) {
   ASSERT_EQ(Join(w.Env()).exit_code, 0);
   std::string guard_digest = GuardStatus(w)["guard_digest"];
 
-  // Not enrolled yet (or withdrawn): refused.
+  // Not enrolled yet: started, to join (it must publish its guard-ready
+  // report for the enroller).
   auto r = Exec();
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("refusing to start"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("has no enrollment"));
-  EXPECT_FALSE(Exists(out_dir + "/started"));
+  EXPECT_FALSE(Started().empty());
+  ::unlink((out_dir + "/started").c_str());
 
   // Enrolled for another guard: refused.
   w.PutEnrollment(record, invitation, "sha256:" + std::string(64, 'd'));
@@ -344,11 +344,12 @@ TEST_F(GuardExecTest, ArmedBoxStartsOnlyWithAMatchingEnrollment) {
   EXPECT_THAT(r.err, HasSubstr("its enrollment"));
   ::unlink((out_dir + "/started").c_str());
 
-  // Withdrawn: refused again.
+  // Withdrawn: started again, to join (DESIGN.md: it comes back joining).
   w.Remove(identity::EnrollmentKey(w.box));
   r = Exec();
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_FALSE(Exists(out_dir + "/started"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("the agent can only join"));
+  ::unlink((out_dir + "/started").c_str());
 
   // Retired: refused, even when enrolled.
   w.PutEnrollment(record, invitation, guard_digest);
