@@ -197,12 +197,29 @@ Status DirStore::WriteError(const Status& st, std::string_view key) const {
   return st.Annotate(fmt::format("write key {:?} in {}", key, root_));
 }
 
+Status DirStore::CheckRootPresent() const {
+  struct stat st {};
+  if (::stat(root_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Unavailable(fmt::format(
+        "directory store {} is gone (not a directory any more): check CARLOS_DEPLOYMENT_DIR and "
+        "its volume",
+        root_));
+  }
+  return OkStatus();
+}
+
 StatusOr<Object> DirStore::Get(std::string_view key) {
   CARLOS_RETURN_IF_ERROR(CheckDirKey(key));
   if (Reserved(key)) return NotFound(fmt::format("{}: key {:?} not found", Describe(), key));
   std::string path = root_ + "/" + std::string(key);
   auto data = ReadObject(path, key);
-  if (!data.ok()) return data.status().Annotate(Describe());
+  if (!data.ok()) {
+    // A vanished store directory (an unmounted volume, a deleted deployment)
+    // must not read as "every key absent": a box would take that for
+    // "unrecorded" and an enroller for "nothing to do".
+    if (data.status().code() == Code::kNotFound) CARLOS_RETURN_IF_ERROR(CheckRootPresent());
+    return data.status().Annotate(Describe());
+  }
   Object obj;
   obj.version = Sha256Hex(*data);
   obj.data = std::move(data).value();
@@ -288,6 +305,7 @@ StatusOr<ListPage> DirStore::List(std::string_view prefix, std::string_view toke
   size_t slash = prefix.rfind('/');
   std::string rel = slash == std::string_view::npos ? "" : std::string(prefix.substr(0, slash + 1));
   std::string dir = rel.empty() ? root_ : root_ + "/" + rel.substr(0, rel.size() - 1);
+  CARLOS_RETURN_IF_ERROR(CheckRootPresent());
   std::vector<std::string> keys;
   Status s = Walk(dir, rel, prefix, token, &keys);
   if (!s.ok()) return s.Annotate("list " + Describe());

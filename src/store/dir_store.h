@@ -56,6 +56,10 @@ class DirStore : public Store {
   // unwritable directory becomes kDenied saying so.
   Status WriteError(const Status& st, std::string_view key) const;
 
+  // OK while the root is a directory; kUnavailable when it has vanished, so
+  // that a missing key under a missing store is not read as "absent".
+  Status CheckRootPresent() const;
+
   std::string root_;
 };
 

@@ -60,6 +60,18 @@ TEST_F(DirStoreTest, OpenNeedsAnExistingDirectory) {
   EXPECT_EQ(std::move(DirStore::Open(root_ + "//")).value()->root(), root_);
 }
 
+TEST_F(DirStoreTest, VanishedStoreIsUnavailableNotAbsent) {
+  ASSERT_TRUE(store_->Put("control/boxes/web-1.json", "x", {}).ok());
+  EXPECT_EQ(std::system(("rm -rf " + root_).c_str()), 0);
+  auto got = store_->Get("control/boxes/web-1.json");
+  EXPECT_EQ(got.status().code(), Code::kUnavailable);
+  EXPECT_THAT(got.status().message(), HasSubstr("is gone"));
+  EXPECT_EQ(store_->List("control/", "", 10).status().code(), Code::kUnavailable);
+  // Back in place: a missing key is absent again.
+  ASSERT_TRUE(MakeDirs(root_, 0755).ok());
+  EXPECT_EQ(store_->Get("control/boxes/web-1.json").status().code(), Code::kNotFound);
+}
+
 TEST_F(DirStoreTest, TempAndLockFilesAreInvisible) {
   ASSERT_TRUE(store_->Put("a/b", "new", {PutCondition::kCreateOnly, ""}).ok());
   // What a crash between writing a temporary file and renaming it leaves.
