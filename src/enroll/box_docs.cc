@@ -108,6 +108,7 @@ BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view bo
   docs.enrollment.present = fleet.enrollments.contains(box);
   docs.invitation.present = fleet.invitations.contains(box);
   docs.report.present = fleet.reports.contains(box);
+  docs.referenced_by = fleet.edges.contains(box) ? identity::EdgesKey(box) : "";
   // Without a valid record nothing else can be verified (every binding is
   // to the record's digest or key), so nothing else is read.
   if (!docs.record.valid()) return docs;

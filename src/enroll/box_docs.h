@@ -64,8 +64,12 @@ struct BoxDocs {
   // Why this box conflicts with another record (the same EC2 instance
   // recorded under two labels), or nullopt.
   std::optional<std::string> conflict;
-  // Set once the pass has read the edges files: the edges file naming this
-  // box ("control/edges/web-2.json"), or "" when none does.
+  // The box's edges file ("control/edges/web-1.json") when one is
+  // published, or "": a box an edges file names is referenced (DESIGN.md,
+  // "The deployment store"). The edges file names its writer, and only a
+  // box that hosted under this label writes one; whether it verifies does
+  // not matter (the box itself counts it either way, host/joinmode.h), and
+  // reading only the listing keeps this, like the box's own check, free.
   std::optional<std::string> referenced_by;
 };
 
@@ -104,7 +108,7 @@ class RecordChecker {
 
 // Reads `box`'s documents (those `fleet` lists, to `depth`) and verifies
 // each against the record, `settings`' enrollment key and `now`. Fills
-// everything but `conflict` and `referenced_by`. Never fails as a whole: each
+// everything but `conflict`. Never fails as a whole: each
 // document's status says what went wrong with it.
 BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view box,
                     const EnrollerSettings& settings, RecordChecker& checker, SystemTime now,

@@ -24,10 +24,6 @@ struct Enroller::Fleet {
 
 namespace {
 
-bool WouldInvite(const Verdict& v) {
-  return v.kind == VerdictKind::kInvite || v.kind == VerdictKind::kReinvite;
-}
-
 std::string LineFor(const std::string& box, const Verdict& v) {
   switch (v.kind) {
     case VerdictKind::kRefused:
@@ -69,27 +65,7 @@ StatusOr<Enroller::Fleet> Enroller::ReadFleet(ReadDepth depth,
     fleet.boxes[i] = ReadBoxDocs(*store_, fleet.listing, box, settings_, checker_, fleet.now, d);
   });
   MarkConflicts(fleet.boxes);
-  bool need_references = depth == ReadDepth::kEverything || focus.has_value();
-  for (size_t i = 0; i < fleet.boxes.size() && !need_references; ++i) {
-    need_references = WouldInvite(Decide(fleet.boxes[i], settings_, fleet.now));
-  }
-  if (need_references) CARLOS_RETURN_IF_ERROR(MarkReferences(fleet));
   return fleet;
-}
-
-Status Enroller::MarkReferences(Fleet& fleet) {
-  CARLOS_ASSIGN_OR_RETURN(References refs,
-                          LoadReferences(*store_, fleet.listing, fleet.boxes, settings_.workers));
-  for (const std::string& line : refs.refused) {
-    // Keyed by the whole line: a refused edges file is logged again only
-    // when it changes.
-    reasons_.Note(logf_, "edges " + line.substr(0, line.find(':')), line, "enroll: " + line);
-  }
-  for (BoxDocs& b : fleet.boxes) {
-    auto it = refs.named_by.find(b.box);
-    b.referenced_by = it == refs.named_by.end() ? "" : it->second;
-  }
-  return OkStatus();
 }
 
 StatusOr<PassSummary> Enroller::Pass() {
@@ -234,7 +210,7 @@ Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::
         fmt::format("invitation {}, expires {}", digest, FormatRfc3339(inv.expires_at));
     if (forced) {
       o.line = fmt::format(
-          "enroll: {}: invited although it is referenced ({} names it), as "
+          "enroll: {}: invited although it is referenced ({} is published), as "
           "--force asks ({})",
           docs.box, docs.referenced_by.value_or("an edges file"), what);
     } else if (replace) {
@@ -339,7 +315,7 @@ Status Enroller::Invite(std::string_view box, bool force) {
     case VerdictKind::kRefused: {
       if (v.reason == "referenced" && force) {
         if (logf_) {
-          logf_(fmt::format("enroll: {}: referenced: {} names it; inviting it anyway (--force)",
+          logf_(fmt::format("enroll: {}: referenced: {} is published; inviting it anyway (--force)",
                             docs.box, *docs.referenced_by));
         }
         Outcome o = WriteInvitation(docs, docs.invitation.read, docs.invitation.status.message(),

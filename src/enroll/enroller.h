@@ -114,13 +114,9 @@ class Enroller {
 
  private:
   struct Fleet;
-  // Reads the fleet: every record (kAutomatic, or kEverything for `focus`
-  // or for all when `everything`), conflicts marked, references loaded when
-  // any box would be invited (or always, with `everything` or `focus`).
+  // Reads the fleet: every record to `depth` (`focus`, when set, to
+  // kEverything), conflicts marked.
   StatusOr<Fleet> ReadFleet(ReadDepth depth, std::optional<std::string_view> focus);
-  // Loads the references into `fleet`'s boxes (logging refused edges files
-  // once).
-  Status MarkReferences(Fleet& fleet);
   // Writes the invitation, re-invitation or enrollment `verdict` asks for.
   Outcome Act(const BoxDocs& docs, const Verdict& verdict, bool forced);
   Outcome WriteInvitation(const BoxDocs& docs, bool replace, const std::string& why_again,

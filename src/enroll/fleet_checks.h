@@ -1,9 +1,7 @@
-// The checks that need more than one box's documents: a conflict between two
-// records that claim the same EC2 instance, and references (a box an edges
-// file names is referenced, DESIGN.md, "The deployment store").
+// The check that needs more than one box's documents: a conflict between two
+// records that claim the same EC2 instance.
 //
-// Thread-safety: MarkConflicts is single-threaded over its vector;
-// LoadReferences fans its reads out on up to `workers` threads.
+// Thread-safety: single-threaded over its vector.
 #pragma once
 
 #include <map>
@@ -25,23 +23,5 @@ namespace carlos::enroll {
 // second record carrying it proves nothing; both stay refused until an
 // operator retires one. The message names the other labels.
 void MarkConflicts(std::vector<BoxDocs>& boxes);
-
-struct References {
-  // Box label -> the first edges file key (ascending) that names it.
-  std::map<std::string, std::string> named_by;
-  // One line per edges file that is refused and not counted: its signature
-  // does not verify under its writer's valid identity record, or it does
-  // not parse (docs/enroll.md, "Referenced").
-  std::vector<std::string> refused;
-};
-
-// Reads every edges file `fleet` lists. An edges file whose writer has a
-// valid record among `boxes` counts only when it verifies under that
-// record's key; one whose writer has no valid record (a box from before
-// region HA, say) counts unverified, since counting it can only make the
-// enroller refuse more. Errors: the first store error (the pass cannot know
-// which boxes are referenced).
-StatusOr<References> LoadReferences(Store& store, const FleetListing& fleet,
-                                    const std::vector<BoxDocs>& boxes, int workers);
 
 }  // namespace carlos::enroll

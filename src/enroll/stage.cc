@@ -12,6 +12,9 @@ StatusOr<Stage> StoreStage(const BoxDocs& docs) {
   if (!docs.record.present) return Stage::kUnrecorded;
   if (!docs.record.valid()) return Stage::kConflict;
   if (docs.retirement.valid()) return Stage::kRetired;
+  // The box cannot know whether it is retired, so its mode is unknown
+  // (host/joinmode.h): never guessed.
+  if (docs.retirement.read) return docs.retirement.status;
   if (identity::RefusalOf(docs.report.status) == identity::Refusal::kWrongKey) {
     return Stage::kConflict;
   }

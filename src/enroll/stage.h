@@ -18,8 +18,9 @@ namespace carlos::enroll {
 
 // The stage of `docs` (read with ReadDepth::kEverything, references
 // marked; an invitation counts when it was valid at the time it was read).
-// Errors: the store error of a document that could not be read (the stage
-// is unknown, never guessed).
+// Errors: the store error of a document that could not be read, or the
+// refusal of a retirement that does not verify (the stage is unknown, never
+// guessed, as the box's own SelectMode does).
 StatusOr<Stage> StoreStage(const BoxDocs& docs);
 
 }  // namespace carlos::enroll

@@ -95,8 +95,8 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
   }
   if (docs.referenced_by && !docs.referenced_by->empty()) {
     return Make(VerdictKind::kRefused, "referenced",
-                fmt::format("{} names it; if it should join, invite it by hand with carlos "
-                            "boxes invite --force {}",
+                fmt::format("its edges file {} is published (it has hosted under this label); if "
+                            "it should join, invite it by hand with carlos boxes invite --force {}",
                             *docs.referenced_by, docs.box));
   }
   return Make(invite, "", why_again);

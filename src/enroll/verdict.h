@@ -60,14 +60,13 @@ struct Verdict {
   // "" for kNothing, kInvite and kEnroll. The watch loop logs each
   // (box, reason) once, so the name never carries changing facts.
   std::string reason;
-  // The facts, in a whole clause: "control/edges/web-2.json names it".
+  // The facts, in a whole clause: "its edges file control/edges/web-1.json
+  // is published (...)".
   std::string detail;
 };
 
 // Decides for `docs` (read with ReadBoxDocs, conflicts and references
-// marked) at `now`. When a box would be invited but `docs.referenced_by` is
-// not yet known, the verdict is kInvite/kReinvite and the caller must load
-// the references and decide again.
+// marked) at `now`.
 Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime now);
 
 // The guard-ready test alone (the report rows above) for a box whose

@@ -23,7 +23,7 @@ struct CliRun {
 
 // Runs the built carlos with `args` and only `env`, capturing its output.
 CliRun Carlos(const std::string& args, const std::map<std::string, std::string>& env,
-           const std::string& dir) {
+              const std::string& dir) {
   const char* bin_env = std::getenv("CARLOS_BIN");
   std::string bin = bin_env && *bin_env ? bin_env : CARLOS_BIN_DEFAULT;
   std::string cmd = "env -i";
@@ -68,14 +68,14 @@ TEST_F(CliTest, EveryCommandHasHelp) {
 }
 
 TEST_F(CliTest, InviteListRetireFromTheShell) {
-  world_->AddBox("web-1");
-  TestBox web2 = world_->AddBox("web-2");
-  world_->PutEdges(web2, {"web-1"});
+  TestBox web1 = world_->AddBox("web-1");
+  world_->AddBox("web-2");
+  world_->PutEdges(web1, {"web-2"});
 
   CliRun r = Carlos("boxes invite web-1", env_, tmp_.path());
   EXPECT_EQ(r.code, 3);
-  EXPECT_THAT(r.out, HasSubstr("carlos boxes invite: web-1 is refused: referenced: "
-                               "control/edges/web-2.json names it"));
+  EXPECT_THAT(r.out, HasSubstr("carlos boxes invite: web-1 is refused: referenced: its edges "
+                               "file control/edges/web-1.json is published"));
   r = Carlos("boxes invite -force web-1", env_, tmp_.path());
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("enroll: web-1: invited although it is referenced"));

@@ -74,18 +74,20 @@ TEST_P(EnrollerTest, InvitesARecordedBoxBoundToItsRecordFor24Hours) {
 }
 
 TEST_P(EnrollerTest, RefusesAReferencedBoxOnceInWatchMode) {
-  w().AddBox("web-1");
-  TestBox web2 = w().AddBox("web-2");
-  w().PutEdges(web2, {"web-1"});
+  TestBox web1 = w().AddBox("web-1");
+  w().AddBox("web-2");
+  w().PutEdges(web1, {"web-3"});
   auto e = w().MakeEnroller(&log_);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(e->Pass().ok());
   EXPECT_FALSE(w().Has(identity::InvitationKey("web-1")));
-  // web-2 (the writer) is not referenced, and is invited.
+  // web-2, which web-1's edges file lists, is not referenced: an edges
+  // file names its writer.
   EXPECT_TRUE(w().Has(identity::InvitationKey("web-2")));
-  EXPECT_THAT(log_.Matching("web-1"),
-              ElementsAre("enroll: web-1: refused: referenced: control/edges/web-2.json names it; "
-                          "if it should join, invite it by hand with carlos boxes invite --force "
-                          "web-1"));
+  EXPECT_THAT(
+      log_.Matching("web-1"),
+      ElementsAre("enroll: web-1: refused: referenced: its edges file control/edges/web-1.json is "
+                  "published (it has hosted under this label); if it should join, invite it by "
+                  "hand with carlos boxes invite --force web-1"));
 }
 
 TEST_P(EnrollerTest, RefusesARetiredBox) {
@@ -336,7 +338,7 @@ TEST_P(EnrollerTest, APassWithNothingToDoMakesAtMostFourRequestsPerBox) {
   TestBox referenced = w().AddBox("c-referenced");
   TestBox retired = w().AddBox("d-retired");
   w().AddBox("e-unattested", {.attested = false});
-  w().PutEdges(enrolled, {"c-referenced"});
+  w().PutEdges(referenced, {"a-enrolled"});
   Pass();  // Invites a, b, d.
   w().PutReport(enrolled);
   w().PutReport(waiting, {.armed = false, .why_not_armed = "root has not armed it yet"});
@@ -352,10 +354,10 @@ TEST_P(EnrollerTest, APassWithNothingToDoMakesAtMostFourRequestsPerBox) {
   StoreCounts c = counting.counts();
   EXPECT_EQ(c.puts, 0);
   EXPECT_EQ(c.lists, 6);
-  // a: record, enrollment; b: record, invitation, report; c: record, and
-  // a's edges file is read once for the pass; d: record, retirement; e:
+  // a: record, enrollment; b: record, invitation, report; c: record (its
+  // edges file is known from the listing); d: record, retirement; e:
   // record. Listing six prefixes is one request each per 1000 keys.
-  EXPECT_EQ(c.gets, 2 + 3 + 1 + 2 + 1 + 1);
+  EXPECT_EQ(c.gets, 2 + 3 + 1 + 2 + 1);
   EXPECT_LE(c.total() - c.lists, 4 * 5);
 }
 

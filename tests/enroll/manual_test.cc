@@ -37,14 +37,15 @@ class ManualTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(ManualTest, InviteRefusesAReferencedBoxUnlessForcedAndSaysSo) {
-  w().AddBox("web-1");
-  TestBox web2 = w().AddBox("web-2");
-  w().PutEdges(web2, {"web-1"});
+  TestBox web1 = w().AddBox("web-1");
+  w().PutEdges(web1, {"web-2"});
   Status st = e().Invite("web-1", false);
   EXPECT_EQ(st.code(), Code::kPreconditionFailed);
-  EXPECT_EQ(st.message(),
-            "web-1 is refused: referenced: control/edges/web-2.json names it; if it should join, "
-            "invite it by hand with carlos boxes invite --force web-1");
+  EXPECT_EQ(
+      st.message(),
+      "web-1 is refused: referenced: its edges file control/edges/web-1.json is published (it "
+      "has hosted under this label); if it should join, invite it by hand with carlos boxes "
+      "invite --force web-1");
   EXPECT_FALSE(w().Has(identity::InvitationKey("web-1")));
 
   ASSERT_TRUE(e().Invite("web-1", true).ok());
@@ -52,10 +53,10 @@ TEST_P(ManualTest, InviteRefusesAReferencedBoxUnlessForcedAndSaysSo) {
   ASSERT_TRUE(inv.has_value());
   EXPECT_TRUE(inv->doc.forced);
   EXPECT_THAT(log_.lines(),
-              ElementsAre("enroll: web-1: referenced: control/edges/web-2.json names it; inviting "
-                          "it anyway (--force)",
+              ElementsAre("enroll: web-1: referenced: control/edges/web-1.json is published; "
+                          "inviting it anyway (--force)",
                           "enroll: web-1: invited although it is referenced "
-                          "(control/edges/web-2.json names it), as --force asks (invitation " +
+                          "(control/edges/web-1.json is published), as --force asks (invitation " +
                               inv->digest + ", expires 2026-11-30T18:00:00Z)"));
   // Inviting again changes nothing.
   log_.Clear();
@@ -154,7 +155,7 @@ TEST_P(ManualTest, ListShowsEachBoxsStageAsTheBoxWouldCompute) {
   ASSERT_TRUE(e().Enroll("a-hosting").ok());
   w().PutReport(ready, {.age = Milliseconds(7 * 60'000)});
   w().PutReport(installed, {.armed = false, .why_not_armed = "waiting for root"});
-  w().PutEdges(hosting, {"e-referenced"});
+  w().PutEdges(referenced, {"a-hosting"});
   ASSERT_TRUE(e().Retire("g-retired", "").ok());
   // A report with no record: unrecorded.
   TestBox ghost{"h-ghost", "us-west-2", "", *identity::PrivateKey::Generate(), ""};
@@ -175,7 +176,8 @@ TEST_P(ManualTest, ListShowsEachBoxsStageAsTheBoxWouldCompute) {
   EXPECT_EQ(b.report_age, Milliseconds(7 * 60'000 + 2000));
   EXPECT_EQ(b.guard_armed, true);
   EXPECT_EQ(b.refused_because, "report stale");
-  EXPECT_EQ((*rows)[4].referenced_by, "control/edges/a-hosting.json");
+  EXPECT_EQ((*rows)[4].referenced_by, "control/edges/e-referenced.json");
+  EXPECT_EQ((*rows)[0].referenced_by, "");
   EXPECT_EQ((*rows)[4].refused_because, "referenced");
   EXPECT_EQ((*rows)[5].refused_because, "unattested");
 

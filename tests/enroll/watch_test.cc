@@ -25,7 +25,7 @@ TEST(WatchTest, PassesEveryJoinEveryUntilStoppedLoggingEachReasonOnce) {
   LogSink log;
   TestBox web1 = w.AddBox("web-1");
   TestBox web2 = w.AddBox("web-2");
-  w.PutEdges(web2, {"web-1"});
+  w.PutEdges(web1, {"web-2"});
   auto e = w.MakeEnroller(&log);
   Stop stop;
   SystemTime start = w.clock().Now();
@@ -45,8 +45,9 @@ TEST(WatchTest, PassesEveryJoinEveryUntilStoppedLoggingEachReasonOnce) {
       log.lines(),
       ElementsAre(
           "enroll: watching " + (*store)->Describe() + " every 15s",
-          "enroll: web-1: refused: referenced: control/edges/web-2.json names it; if it should "
-          "join, invite it by hand with carlos boxes invite --force web-1",
+          "enroll: web-1: refused: referenced: its edges file control/edges/web-1.json is "
+          "published (it has hosted under this label); if it should join, invite it by hand with "
+          "carlos boxes invite --force web-1",
           "enroll: web-2: invited (invitation " + inv + ", expires 2026-11-30T18:00:00Z)",
           "enroll: pass over 2 boxes: 1 invited, 0 enrolled, 1 refused, 0 waiting, 0 errors",
           "enroll: web-2: not enrolled: no report: it is invited until 2026-11-30T18:00:00Z; it "
