@@ -1,7 +1,7 @@
 // The marker watch, the view (table and change lines) and the children's
 // environments.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
