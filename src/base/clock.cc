@@ -147,6 +147,9 @@ bool ParseRfc3339(std::string_view s, SystemTime* out) {
     for (size_t i = 0; i < 9; ++i) nanos = nanos * 10 + (i < n ? s[start + i] - '0' : 0);
   }
   if (pos != s.size() - 1) return false;
+  // Protocol times live in 1970-2200 (docs/protocol.md); the bound also
+  // keeps the nanosecond count inside SystemTime's 64 bits.
+  if (year < 1970 || year > 2200) return false;
   if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60) return false;
   std::tm tm{};
   tm.tm_year = year - 1900;

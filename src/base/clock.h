@@ -82,9 +82,9 @@ class FakeClock : public Clock {
 std::string FormatRfc3339Nano(SystemTime t);
 // Formats `t` as RFC 3339 in UTC at second precision: "2026-11-29T18:56:26Z".
 std::string FormatRfc3339(SystemTime t);
-// Parses an RFC 3339 UTC time ("...Z", optional fraction up to nanoseconds);
-// false (and `out` untouched) on anything else, including offsets other
-// than Z.
+// Parses an RFC 3339 UTC time ("...Z", optional fraction up to nanoseconds,
+// years 1970 to 2200); false (and `out` untouched) on anything else,
+// including offsets other than Z.
 bool ParseRfc3339(std::string_view s, SystemTime* out);
 
 // Formats a duration as Go's time.Duration String does for whole and

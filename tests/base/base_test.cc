@@ -37,6 +37,8 @@ TEST(Clock, Rfc3339RoundTrip) {
   EXPECT_FALSE(ParseRfc3339("2026-02-31T00:00:00Z", &t));
   EXPECT_FALSE(ParseRfc3339("2026-11-29 18:56:26Z", &t));
   EXPECT_FALSE(ParseRfc3339("", &t));
+  EXPECT_FALSE(ParseRfc3339("9999-12-31T23:59:59Z", &t));  // Past SystemTime's range.
+  EXPECT_FALSE(ParseRfc3339("1969-12-31T23:59:59Z", &t));
 }
 
 TEST(Clock, FormatDurationAsGo) {
