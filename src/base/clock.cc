@@ -179,7 +179,8 @@ std::string FormatDuration(Milliseconds d) {
   if (ms == 0) return "0s";
   if (ms < 1000) return sign + fmt::format("{}ms", ms);
   long long h = ms / 3600000, m = (ms / 60000) % 60, s = (ms / 1000) % 60, rest = ms % 1000;
-  std::string secs = rest ? fmt::format("{}.{}", s, fmt::format("{:03d}", rest)) : fmt::format("{}", s);
+  std::string secs =
+      rest ? fmt::format("{}.{}", s, fmt::format("{:03d}", rest)) : fmt::format("{}", s);
   if (rest) {
     while (secs.back() == '0') secs.pop_back();
   }

@@ -1,10 +1,15 @@
 // The `carlos` command: one binary, subcommands, `-h` on each.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
+#include "base/env.h"
 #include "cli/commands.h"
+#include "imds/client.h"
+#include "imds/role_credentials.h"
 
 int main(int argc, char** argv) {
   using carlos::cli::Action;
@@ -18,7 +23,12 @@ int main(int argc, char** argv) {
 
   carlos::cli::AddVersionCommand(app, &action);
   CLI::App* help = app.add_subcommand("help", "Print this help");
-  help->callback([&] { action = [&] { std::fputs(app.help().c_str(), stdout); return 0; }; });
+  help->callback([&] {
+    action = [&] {
+      std::fputs(app.help().c_str(), stdout);
+      return 0;
+    };
+  });
 
   CLI::App* agent = app.add_subcommand("agent", "Run the box agent (joining, then hosting)");
   carlos::cli::AddAgentCommand(*agent, &action);
@@ -48,6 +58,15 @@ int main(int argc, char** argv) {
   if (!action) {
     std::fputs(app.help().c_str(), stdout);
     return app.get_subcommands().empty() ? 0 : 2;
+  }
+  // The S3 backend's credentials: the AWS_* variables first, then the
+  // instance role from IMDS (DESIGN.md, "Switches and settings"), as the AWS
+  // SDKs' default chain does. Nothing is asked of IMDS until a store request
+  // needs keys the environment does not have.
+  carlos::Getenv getenv = carlos::ProcessGetenv();
+  if (carlos::SwitchOn(getenv, "CARLOS_DEPLOYMENT_BUCKET")) {
+    carlos::imds::InstallImdsRoleCredentialsFallback(std::make_shared<carlos::imds::ImdsClient>(
+        carlos::imds::ImdsOptionsFromEnv(getenv), carlos::RealClock()));
   }
   return action();
 }

@@ -44,7 +44,7 @@ struct ExecCheckDeps {
 
 struct ExecVerdict {
   bool armed = false;
-  std::string box;  // The guard's box, when armed.
+  std::string box;        // The guard's box, when armed.
   bool enrolled = false;  // Armed and a matching enrollment exists.
   // One sentence for the log: why the command may start ("the guard is not
   // armed (armed.json is absent): the agent can only join" / "the guard is

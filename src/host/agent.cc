@@ -107,28 +107,17 @@ class Agent {
     ModeFacts& f = o->facts;
     f.box = label_;
     f.now = [clock = env_.clock] { return clock->Now(); };
-    f.read = [store = o->store, dir = StoreDir()](const std::string& key) -> StatusOr<std::string> {
+    // A vanished directory store answers kUnavailable itself (DirStore), so
+    // a read error here is always "cannot say", never "absent".
+    f.read = [store = o->store](const std::string& key) -> StatusOr<std::string> {
       StatusOr<Object> obj = store->Get(key);
       if (obj.ok()) return std::move(obj->data);
-      // A directory store whose directory is gone answers "not found" for
-      // every key; that is a store that cannot say, not an empty one.
-      struct stat st {};
-      if (obj.status().code() == Code::kNotFound && !dir.empty() &&
-          (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
-        return Unavailable("the deployment directory " + dir + " does not exist");
-      }
       return obj.status();
     };
     f.guard = [dir = data_dir_] { return guard::ReadGuardState(dir); };
     f.enrollment_key = *enrollment_key;
     f.box_key = o->box_key.public_key();
     return o;
-  }
-
-  // CARLOS_DEPLOYMENT_DIR when the store is a directory, else "".
-  std::string StoreDir() const {
-    if (!TrimSpace(env_.getenv("CARLOS_DEPLOYMENT_BUCKET")).empty()) return "";
-    return TrimSpace(env_.getenv("CARLOS_DEPLOYMENT_DIR"));
   }
 
   // The instance identity, read from IMDS once it answers (cached).

@@ -304,9 +304,9 @@ TEST_F(AgentTest, BadDocumentsKeepItJoiningLoggedOnceUntilFixed) {
   // The store directory vanishes mid-join: mode unknown, logged once.
   std::filesystem::rename(store_dir_, store_dir_ + ".gone");
   const std::string gone =
-      "agent: joining: mode unknown: control/retired/web-1.json: the "
-      "deployment directory " +
-      store_dir_ + " does not exist; checking again";
+      "agent: joining: mode unknown: control/retired/web-1.json: directory store " + store_dir_ +
+      " is gone (not a directory any more): check CARLOS_DEPLOYMENT_DIR and its volume; checking "
+      "again";
   ASSERT_TRUE(Logged(gone));
   std::this_thread::sleep_for(milliseconds(500));
   EXPECT_EQ(Count(Log(), gone), 1u);

@@ -91,11 +91,11 @@ TEST(Version, CompareReleases) {
 }
 
 TEST(Cli, GoFlagsBecomeGnuFlags) {
-  const char* argv[] = {"carlos", "agent", "-http", ":8080", "-dev", "-h", "--https=:443",
-                        "-acme-cache=/x", "--", "-keep"};
+  const char* argv[] = {"carlos", "agent",        "-http",          ":8080", "-dev",
+                        "-h",     "--https=:443", "-acme-cache=/x", "--",    "-keep"};
   auto out = cli::NormalizeGoFlags(10, argv);
-  std::vector<std::string> want = {"carlos", "agent", "--http", ":8080", "--dev", "-h",
-                                   "--https=:443", "--acme-cache=/x", "--", "-keep"};
+  std::vector<std::string> want = {"carlos", "agent",        "--http",          ":8080", "--dev",
+                                   "-h",     "--https=:443", "--acme-cache=/x", "--",    "-keep"};
   EXPECT_EQ(out, want);
 }
 
