@@ -1,5 +1,6 @@
 // The IMDS emulator's own rules, seen over HTTP as any client sees them.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -89,21 +90,22 @@ TEST(ImdsEmulator, EachBoxOnItsOwnPortWithItsOwnIdentity) {
 
 TEST(ImdsEmulator, BasePortPlacesBoxesOnConsecutivePorts) {
   FakeClock clock(TestT0());
-  // Find a free range: start one box on any port, take the next few after
-  // it (a race with other processes is possible but unlikely).
-  int base;
-  {
-    auto probe = StartEmulator(&clock);
-    ASSERT_NE(probe, nullptr);
-    base = probe->port(0) + 1;
-  }
   ImdsEmulatorOptions o;
   o.boxes = {TestBox(1), TestBox(2)};
-  o.base_port = base;
   o.cert_pem = carlos::testing::TestSigner().cert_pem;
   o.key_pem = carlos::testing::TestSigner().key_pem;
   o.clock = &clock;
-  auto emu = ImdsEmulator::Start(o);
+  // Two consecutive free ports below the kernel's ephemeral range (32768 and
+  // up), where other tests' outgoing connections cannot take them between
+  // a probe and the start; a range another process holds is skipped.
+  int base = 0;
+  StatusOr<std::unique_ptr<ImdsEmulator>> emu = Internal("not started");
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    base = 20000 + static_cast<int>((::getpid() * 131 + attempt * 997) % 12000);
+    o.base_port = base;
+    emu = ImdsEmulator::Start(o);
+    if (emu.ok() || emu.status().message().find("in use") == std::string::npos) break;
+  }
   ASSERT_TRUE(emu.ok()) << emu.status().ToString();
   EXPECT_EQ((*emu)->port(0), base);
   EXPECT_EQ((*emu)->port(1), base + 1);
