@@ -12,8 +12,8 @@
 // armed", with the reason, never as an error, so that the next
 // `carlos system join` replaces it.
 //
-// The agent has its own read-only reader (guard/state.h, branch agent);
-// this one is root's and guard-exec's, stricter about ownership.
+// Root, guard-exec and the agent (through guard/state.h) all read the guard
+// with this one reader.
 //
 // Thread-safety: plain functions; the directory lock (LockGuardDir) makes
 // concurrent `carlos system join` processes take turns.

@@ -1,27 +1,8 @@
 #include "guard/state.h"
 
-#include "base/files.h"
-#include "identity/document.h"
-#include "identity/store_keys.h"
+#include "guard/local_guard.h"
 
 namespace carlos::guard {
-
-namespace {
-
-// Reads `path`: the bytes; nullopt when absent; `*refused` set when it is
-// larger than a document may be; an error when it cannot be read.
-StatusOr<std::optional<std::string>> ReadOptional(const std::string& path, std::string* refused) {
-  StatusOr<std::string> bytes = ReadFileLimited(path, identity::kMaxDocumentBytes);
-  if (bytes.ok()) return std::optional<std::string>(std::move(bytes).value());
-  if (bytes.status().code() == Code::kNotFound) return std::optional<std::string>();
-  if (bytes.status().code() == Code::kCorrupt) {
-    *refused = path + " is refused: oversized: larger than 64 KiB";
-    return std::optional<std::string>();
-  }
-  return bytes.status();
-}
-
-}  // namespace
 
 bool GuardState::armed_now() const {
   return guard && armed && identity::CheckArmedFor(armed->doc, guard->digest).ok();
@@ -51,29 +32,16 @@ identity::GuardFacts GuardState::Facts() const {
 }
 
 StatusOr<GuardState> ReadGuardState(const std::string& data_dir) {
+  // One reader of the guard's files for root and the agent alike: the same
+  // trust checks (root's, no symbolic links, not writable by others) and the
+  // same refusals, so the agent never counts as armed a file guard-exec
+  // would refuse.
+  CARLOS_ASSIGN_OR_RETURN(LocalGuard local, ReadLocalGuard(data_dir, /*owner_uid=*/0));
   GuardState s;
-  const std::string guard_path = identity::GuardFilePath(data_dir);
-  CARLOS_ASSIGN_OR_RETURN(std::optional<std::string> guard,
-                          ReadOptional(guard_path, &s.guard_refused));
-  if (guard) {
-    auto parsed = identity::ParseGuardFile(*guard);
-    if (parsed.ok()) {
-      s.guard = std::move(parsed).value();
-    } else {
-      s.guard_refused = parsed.status().message();
-    }
-  }
-  const std::string armed_path = identity::ArmedFilePath(data_dir);
-  CARLOS_ASSIGN_OR_RETURN(std::optional<std::string> armed,
-                          ReadOptional(armed_path, &s.armed_refused));
-  if (armed) {
-    auto parsed = identity::ParseArmedFile(*armed);
-    if (parsed.ok()) {
-      s.armed = std::move(parsed).value();
-    } else {
-      s.armed_refused = parsed.status().message();
-    }
-  }
+  s.guard = std::move(local.guard);
+  s.guard_refused = std::move(local.guard_refused);
+  s.armed = std::move(local.armed);
+  s.armed_refused = std::move(local.armed_refused);
   return s;
 }
 

@@ -4,9 +4,9 @@
 // them; root's `carlos system join` writes them.
 //
 // The files are not signed: their trust is their ownership (root's files in
-// root's directory, which the agent's user cannot write). The agent does not
-// check the owner — guard-exec does, before it starts the agent — it reads
-// what root wrote to report it and to decide its mode.
+// root's directory, which the agent's user cannot write). The agent reads
+// them through root's own reader (guard/local_guard.h), with the same
+// ownership checks guard-exec makes.
 #pragma once
 
 #include <optional>
@@ -42,9 +42,10 @@ struct GuardState {
   identity::GuardFacts Facts() const;
 };
 
-// Reads <data_dir>/hostguard/guard.json and armed.json. A file that is
-// absent is not installed / not armed; a file that is present but refused
-// by the identity library (corrupt, oversized, unknown format) is reported
+// Reads <data_dir>/hostguard/guard.json and armed.json with ReadLocalGuard's
+// checks (owner root). A file that is absent is not installed / not armed; a
+// file that is present but refused (a symbolic link, not root's, writable by
+// group or others, corrupt, oversized, unknown format) is reported
 // in guard_refused / armed_refused, not as an error, so that the box keeps
 // joining and asks root to write it again. Errors: only a file that exists
 // and cannot be read (kDenied for permissions, kUnavailable otherwise,

@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 
@@ -108,14 +109,23 @@ TEST_F(GuardStateTest, OversizedIsRefused) {
   GuardState s = Read();
   EXPECT_FALSE(s.installed());
   EXPECT_EQ(s.guard_refused,
-            dir_ + "/hostguard/guard.json is refused: oversized: larger than 64 KiB");
+            "the guard file is refused: oversized: it has 65537 bytes, more than the 65536 a "
+            "document may have");
 }
 
-TEST_F(GuardStateTest, UnreadableIsAnError) {
-  ASSERT_TRUE(MakeDirs(dir_ + "/hostguard/guard.json", 0755).ok());  // EISDIR on read.
-  auto s = ReadGuardState(dir_);
-  ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.status().message(), HasSubstr(dir_ + "/hostguard/guard.json"));
+TEST_F(GuardStateTest, NotARegularFileIsRefused) {
+  ASSERT_TRUE(MakeDirs(dir_ + "/hostguard/guard.json", 0755).ok());
+  GuardState s = Read();
+  EXPECT_FALSE(s.installed());
+  EXPECT_EQ(s.guard_refused, dir_ + "/hostguard/guard.json is not a regular file");
+}
+
+TEST_F(GuardStateTest, FileOthersMayWriteIsRefused) {
+  Write("guard.json", "{}");
+  ASSERT_EQ(::chmod((dir_ + "/hostguard/guard.json").c_str(), 0666), 0);
+  GuardState s = Read();
+  EXPECT_FALSE(s.installed());
+  EXPECT_THAT(s.guard_refused, HasSubstr("is not root's"));
 }
 
 }  // namespace
