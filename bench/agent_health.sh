@@ -2,11 +2,14 @@
 # The health check's throughput and latency with wrk, the server pinned to
 # one core (taskset), side by side with nginx `return 200` on the same core;
 # then the health check's p99 while 5,000 idle connections are held open.
-# Usage: bench/agent_health.sh [BUILD_DIR] [SECONDS]   (default build, 10)
+# The two servers take turns, ROUNDS times (default 5), and the median of
+# each is printed last: on a shared VM one run can be 20 % off the next.
+# Usage: [ROUNDS=n] bench/agent_health.sh [BUILD_DIR] [SECONDS]   (default build, 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(realpath "${1:-build}")/carlos"
 secs="${2:-10}"
+rounds="${ROUNDS:-5}"
 server_core=0
 client_core=1
 ulimit -n "$(ulimit -Hn)"  # 5,000 held connections need more than the usual 1024
@@ -44,13 +47,26 @@ taskset -c $server_core nginx -c "$tmp/nginx.conf" -p "$tmp" &
 pids+=($!)
 sleep 1
 
-run() {  # name url
+run() {  # name url [tag]: prints wrk's summary; with a tag, notes req/s and p99 under it
   echo "== $1"
-  taskset -c $client_core wrk -t1 -c50 -d"${secs}s" --latency "$2" |
-    awk '/Requests\/sec|Latency  |  50%|  99%|Non-2xx|Socket errors/'
+  taskset -c $client_core wrk -t1 -c50 -d"${secs}s" --latency "$2" > "$tmp/wrk.out"
+  awk '/Requests\/sec|Latency  |  50%|  99%|Non-2xx|Socket errors/' "$tmp/wrk.out"
+  if [ -n "${3:-}" ]; then
+    awk '/Requests\/sec/ {print $2}' "$tmp/wrk.out" >> "$tmp/$3.rps"
+    awk '/  99%/ {v=$2; if (v ~ /us$/) v=v/1000; else if (v ~ /ms$/) v=v+0; else if (v ~ /s$/) v=v*1000; print v}' "$tmp/wrk.out" >> "$tmp/$3.p99"
+  fi
 }
-run "carlos agent health check (1 core)" "http://127.0.0.1:$aport/_carlos/lb"
-run "nginx return 200 (1 core)" "http://127.0.0.1:$nport/_carlos/lb"
+# Both servers warm up first (code paged in, buffers grown), unmeasured.
+for url in "http://127.0.0.1:$aport/_carlos/lb" "http://127.0.0.1:$nport/_carlos/lb"; do
+  taskset -c $client_core wrk -t1 -c50 -d2s "$url" > /dev/null
+done
+median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+for r in $(seq "$rounds"); do
+  run "round $r: carlos agent health check (1 core)" "http://127.0.0.1:$aport/_carlos/lb" agent
+  run "round $r: nginx return 200 (1 core)" "http://127.0.0.1:$nport/_carlos/lb" nginx
+done
+echo "== median of $rounds rounds: agent $(median "$tmp/agent.rps") req/s, p99 $(median "$tmp/agent.p99") ms;" \
+  "nginx $(median "$tmp/nginx.rps") req/s, p99 $(median "$tmp/nginx.p99") ms"
 
 # 5,000 idle connections held open on the agent, then the same load.
 python3 - "$aport" 5000 "$tmp/held" <<'PY' &

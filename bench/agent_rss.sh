@@ -28,4 +28,19 @@ hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 threads=$(awk '/Threads/ {print $2}' "/proc/$pid/status")
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/_carlos/lb")
 echo "joining agent: VmRSS ${rss} KiB, VmHWM ${hwm} KiB, ${threads} threads, health ${code}"
+# Where the resident pages are: the agent's own memory (anonymous: heap,
+# stacks) against the file pages of the binary and the shared libraries it
+# maps, which other processes using the same libraries share (Pss splits
+# them), and the largest mappings by resident size.
+awk '/^(Pss|Private_Clean|Private_Dirty|Anonymous):/ {v[$1]=$2}
+  END {printf "Pss %d KiB, private %d KiB, anonymous %d KiB\n", v["Pss:"], v["Private_Clean:"] + v["Private_Dirty:"], v["Anonymous:"]}' \
+  "/proc/$pid/smaps_rollup"
+awk '/^[0-9a-f]+-[0-9a-f]+ / {name = (NF >= 6 ? $6 : "[anonymous]")} /^Rss:/ {rss[name] += $2}
+  END {for (n in rss) print rss[n], n}' "/proc/$pid/smaps" | sort -rn | head -12 |
+  awk '{sub(".*/", "", $2); printf "  %6d KiB %s\n", $1, $2}'
+floor_bin="$(dirname "$bin")/bench/library_floor"
+if [ -x "$floor_bin" ]; then
+  floor=$("$floor_bin" 2>/dev/null)
+  echo "the libraries alone (bench/library_floor): VmRSS ${floor} KiB; the agent beyond them: $((rss - floor)) KiB"
+fi
 echo "CPU over ${secs}s idle: $(( (t1 - t0) * 1000 / hz )) ms ($(awk -v t=$((t1-t0)) -v hz=$hz -v s=$secs 'BEGIN{printf "%.3f", 100*t/hz/s}')% of a core)"

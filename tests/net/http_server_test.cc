@@ -91,6 +91,13 @@ class Client {
   std::string buf_;
 };
 
+// How long the server took to close `c`, from now; 3 s when it did not.
+std::chrono::steady_clock::duration TimeToClose(Client& c) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (!c.ClosedWithin(3s)) return 3s;
+  return std::chrono::steady_clock::now() - t0;
+}
+
 HttpResponse Echo(const HttpRequest& r) {
   HttpResponse res;
   res.headers = {{"Content-Type", "text/plain"}, {"X-Path", r.path}};
@@ -178,9 +185,7 @@ TEST(HttpServer, HeaderTimeoutClosesASlowClient) {
   ASSERT_NE(s, nullptr);
   Client slow(s->port());
   slow.Send("GET / HTTP/1.1\r\nHost: h\r\n");  // Never finishes its header.
-  auto t0 = std::chrono::steady_clock::now();
-  EXPECT_TRUE(slow.ClosedWithin(3s));
-  auto took = std::chrono::steady_clock::now() - t0;
+  auto took = TimeToClose(slow);
   EXPECT_GE(took, 250ms);
   EXPECT_LT(took, 2s);
   // A client that sends nothing at all is closed too.
@@ -201,6 +206,61 @@ TEST(HttpServer, IdleKeepAliveConnectionIsClosedAfterIdleTimeout) {
   c.Send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
   EXPECT_NE(c.ReadResponse().find("200 OK"), std::string::npos);
   EXPECT_TRUE(c.ClosedWithin(3s));
+}
+
+TEST(HttpServer, BodyTimeoutClosesAClientThatStallsItsBody) {
+  auto o = Local();
+  o.body_timeout = 300ms;
+  auto s = MustStart(o);
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc");  // 3 of 10 bytes.
+  auto took = TimeToClose(c);
+  EXPECT_GE(took, 250ms);
+  EXPECT_LT(took, 2s);
+  EXPECT_EQ(c.leftover(), "");  // Closed without an answer.
+}
+
+TEST(HttpServer, BusyKeepAliveConnectionOutlivesItsFirstHeaderDeadline) {
+  // Each request gets header_timeout afresh: a connection that keeps asking
+  // is served well past its first deadline, then closed once it stalls.
+  auto o = Local();
+  o.header_timeout = 300ms;
+  auto s = MustStart(o);
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; i++) {
+    c.Send("GET /r" + std::to_string(i) + " HTTP/1.1\r\nHost: h\r\n\r\n");
+    EXPECT_NE(c.ReadResponse().find("GET /r" + std::to_string(i)), std::string::npos) << i;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 900ms);
+  c.Send("GET /stalled HTTP/1.1\r\n");  // Never finishes this header.
+  auto took = TimeToClose(c);
+  EXPECT_GE(took, 250ms);
+  EXPECT_LT(took, 2s);
+}
+
+TEST(HttpServer, OversizedHeaderIs431AndRepeatedFieldsAreJoined) {
+  auto o = Local();
+  o.max_header_bytes = 1024;
+  auto s = MustStart(o, [](const HttpRequest& r) {
+    HttpResponse res;
+    res.body = r.Header("X-A");
+    return res;
+  });
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Send("GET / HTTP/1.1\r\nHost: h\r\nX-A: one\r\nx-a: two\r\n\r\n");
+  std::string r = c.ReadResponse();
+  EXPECT_TRUE(r.ends_with("\r\n\r\none, two")) << r;
+  Client big(s->port());
+  big.Send("GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + std::string(4000, 'b') + "\r\n\r\n");
+  std::string answer = big.ReadResponse();
+  EXPECT_EQ(answer.substr(0, 12), "HTTP/1.1 431") << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  EXPECT_TRUE(big.ClosedWithin(2s));
 }
 
 TEST(HttpServer, ThousandsOfIdleConnectionsDoNotStopAnswers) {
