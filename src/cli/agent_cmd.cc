@@ -4,6 +4,7 @@
 #include "base/clock.h"
 #include "base/env.h"
 #include "base/log.h"
+#include "base/open_files.h"
 #include "base/signals.h"
 #include "cli/commands.h"
 #include "host/agent.h"
@@ -67,6 +68,12 @@ void AddAgentCommand(CLI::App& agent, Action* action) {
       env.clock = RealClock();
       env.logf = StderrLogf();
       env.stop = stop;
+      // Thousands of health check connections need descriptors: as the
+      // seed's Go runtime did, use the hard limit (systemd's is 524288).
+      if (StatusOr<uint64_t> limit = RaiseOpenFileLimit(); !limit.ok()) {
+        env.logf("agent: the open-file limit stays as it is (" + limit.status().message() +
+                 "); the health check holds that many connections at most");
+      }
       return RunAgent(*flags, env);
     };
   });

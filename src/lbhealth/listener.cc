@@ -15,7 +15,9 @@ StatusOr<std::unique_ptr<net::HttpServer>> StartListener(const std::string& addr
     net::HttpResponse resp;
     // The server answers HEAD with GET's headers and length and no body.
     std::string_view method = req.method == "HEAD" ? std::string_view("GET") : req.method;
-    std::optional<Response> r = Serve({method, req.target}, *health);
+    // The path, not the target as sent: an absolute-form target
+    // ("http://box/_carlos/lb") is the health check too.
+    std::optional<Response> r = Serve({method, req.path}, *health);
     if (!r) {
       resp.status = 404;
       resp.headers = {{"Content-Type", "text/plain; charset=utf-8"},

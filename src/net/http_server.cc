@@ -82,6 +82,25 @@ std::string FormatEndpoint(const tcp::endpoint& ep) {
   return host + ":" + std::to_string(ep.port());
 }
 
+// Splits a request target into its path and query (without the '?'). An
+// absolute-form target ("http://host/a/b?x=1", which a server must accept,
+// RFC 9112 §3.2.2) loses its scheme and authority first, and has the path
+// "/" when it names none ("http://host?x=1").
+void SplitTarget(std::string_view target, std::string* path, std::string* query) {
+  bool absolute = false;
+  if (!target.empty() && target.front() != '/') {
+    if (size_t scheme_end = target.find("://"); scheme_end != std::string_view::npos) {
+      absolute = true;
+      size_t rest = target.find_first_of("/?", scheme_end + 3);
+      target = rest == std::string_view::npos ? std::string_view() : target.substr(rest);
+    }
+  }
+  size_t q = target.find('?');
+  path->assign(target.substr(0, q));
+  if (absolute && path->empty()) *path = "/";
+  if (q != std::string_view::npos) query->assign(target.substr(q + 1));
+}
+
 using Executor = asio::io_context::executor_type;
 using Socket = asio::basic_stream_socket<tcp, Executor>;
 using Acceptor = asio::basic_socket_acceptor<tcp, Executor>;
@@ -108,6 +127,10 @@ class Session : public std::enable_shared_from_this<Session> {
     auto ep = socket_.remote_endpoint(ec);
     if (!ec) remote_ = FormatEndpoint(ep);
     socket_.non_blocking(true, ec);  // Write sends directly; see there.
+    // Answers are whole when written: Nagle's algorithm would only hold a
+    // pipelined request's answer back until the client's delayed ACK (about
+    // 40 ms). Go's http.Server sets it too.
+    socket_.set_option(tcp::no_delay(true), ec);
   }
   ~Session() { shared_->open--; }
 
@@ -134,6 +157,7 @@ class Session : public std::enable_shared_from_this<Session> {
     kBody,    // Its body is arriving: body_timeout.
     kDelay,   // The answer is held back (HttpResponse::delay): sent at the deadline.
     kWrite,   // The answer is being sent: write_timeout.
+    kLinger,  // The last answer is sent; input is discarded: kLingerTime.
   };
 
   const HttpServer::Options& opts() const { return shared_->options; }
@@ -187,6 +211,7 @@ class Session : public std::enable_shared_from_this<Session> {
       parser_.emplace();
       parser_->body_limit(opts().max_body_bytes);
       parser_->header_limit(static_cast<uint32_t>(opts().max_header_bytes));
+      header_checked_ = false;
     }
     beast::error_code ec;
     while (buffer_.size() > 0 && !parser_->is_done()) {
@@ -201,11 +226,60 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::header_limit) return Fail(431, "request header too large\n");
     if (ec == http::error::body_limit) return Fail(413, "request body too large\n");
     if (ec) return Fail(400, "malformed request\n");
+    if (parser_->is_header_done() && !header_checked_) {
+      header_checked_ = true;
+      if (!CheckFraming()) return;
+      if (!parser_->is_done()) MaybeContinue();
+    }
     if (parser_->is_done()) return Handle();
     if (parser_->is_header_done() && phase_ == Phase::kHeader) {
       Enter(Phase::kBody, opts().body_timeout);
     }
+    // What the parser leaves unconsumed is a line it waits to see whole: the
+    // header (bounded by header_limit above), or a chunk-size line or a
+    // trailer, which Beast does not bound. Bound those too, or one client
+    // could make the buffer grow for as long as the body deadline lasts.
+    if (buffer_.size() >= opts().max_header_bytes) {
+      return Fail(400, "malformed request: a chunk line or trailer is too long\n");
+    }
     Read();
+  }
+
+  // Refuses a body whose length cannot be known (RFC 9112 §6.3): a
+  // Transfer-Encoding whose last coding is not chunked would leave the body
+  // to be read as the next request (Beast ignores such a field). Codings
+  // before chunked are not decoded here: 501, as Go's http.Server. Returns
+  // false when it has refused the request.
+  bool CheckFraming() {
+    const auto& req = parser_->get();
+    if (req.count(http::field::transfer_encoding) == 0) return true;
+    auto te = req[http::field::transfer_encoding];
+    beast::string_view trimmed = te;
+    while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) {
+      trimmed.remove_suffix(1);
+    }
+    if (req.count(http::field::transfer_encoding) == 1 && beast::iequals(trimmed, "chunked")) {
+      return true;
+    }
+    if (parser_->chunked()) {
+      Fail(501, "transfer coding not implemented (only chunked is)\n");
+    } else {
+      Fail(400, "malformed request: Transfer-Encoding must end with chunked\n");
+    }
+    return false;
+  }
+
+  // Sends "100 Continue" to an HTTP/1.1 client that waits for it before its
+  // body (RFC 9110 §10.1.1), as Go's http.Server does when the handler reads
+  // the body. Best effort: the socket is empty at this point, so the 25 bytes
+  // go at once; if they do not, the client sends its body after its own wait.
+  void MaybeContinue() {
+    const auto& req = parser_->get();
+    auto expect = req[http::field::expect];
+    if (req.version() != 11 || !beast::iequals(expect, "100-continue")) return;
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    beast::error_code ignored;
+    socket_.write_some(asio::buffer(kContinue.data(), kContinue.size()), ignored);
   }
 
   void Handle() {
@@ -213,9 +287,7 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpRequest r;
     r.method = std::string(req.method_string());
     r.target = std::string(req.target());
-    size_t q = r.target.find('?');
-    r.path = r.target.substr(0, q);
-    if (q != std::string::npos) r.query = r.target.substr(q + 1);
+    SplitTarget(r.target, &r.path, &r.query);
     for (const auto& f : req) {
       auto name = f.name_string();
       auto value = f.value();
@@ -265,12 +337,31 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Sent() {
-    if (!keep_alive_) {
-      beast::error_code ignored;
-      socket_.shutdown(tcp::socket::shutdown_send, ignored);
-      return Close();
-    }
+    if (!keep_alive_) return Linger();
     Next();
+  }
+
+  // Ends a connection after its last answer without losing that answer: a
+  // close with unread input makes the kernel send a reset, which can discard
+  // the answer before the client reads it (a client still sending a refused
+  // body, say). So the server stops sending, then reads and discards until
+  // the client closes or kLingerTime passes (nginx's lingering close; Go
+  // waits 500 ms too).
+  void Linger() {
+    beast::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    buffer_.consume(buffer_.size());
+    Enter(Phase::kLinger, kLingerTime);
+    Discard();
+  }
+
+  void Discard() {
+    if (closed_) return;
+    socket_.async_read_some(buffer_.prepare(kReadChunk),
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->Close();  // EOF: the client is done.
+                              self->Discard();               // Not committed: dropped.
+                            });
   }
 
   // After an answer on a keep-alive connection: a pipelined request may
@@ -303,6 +394,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // bytes, so an idle connection holds 512 bytes of buffer, and a larger
   // header or body takes several reads (the parser bounds both).
   static constexpr size_t kReadChunk = 4096;
+  // How long a closing connection's input is drained (see Linger).
+  static constexpr Milliseconds kLingerTime{500};
 
   Socket socket_;
   Timer timer_;
@@ -316,6 +409,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::chrono::steady_clock::time_point timer_at_;  // When the pending wait fires.
   bool waiting_ = false;                            // A wait is pending.
   bool keep_alive_ = true;
+  bool header_checked_ = false;  // This request's header passed CheckFraming.
   bool closed_ = false;
 };
 

@@ -43,8 +43,11 @@ using HttpHeaders = std::map<std::string, std::string, CaseInsensitiveLess>;
 struct HttpRequest {
   std::string method;  // "GET", "HEAD", "PUT", ... as sent.
   std::string target;  // The request target as sent: "/a/b?x=1".
-  std::string path;    // The target before '?': "/a/b" (not percent-decoded).
-  std::string query;   // The target after '?', "" when none: "x=1".
+  // The target before '?': "/a/b" (not percent-decoded). For an
+  // absolute-form target, "http://host/a/b?x=1", the path after the
+  // authority: "/a/b" ("/" when there is none).
+  std::string path;
+  std::string query;  // The target after '?', "" when none: "x=1".
   HttpHeaders headers;
   std::string body;
   std::string remote_address;  // The peer, "127.0.0.1:53412" or "[::1]:53412".

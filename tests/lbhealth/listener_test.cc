@@ -22,7 +22,10 @@ size_t Append(char* p, size_t size, size_t n, void* out) {
   return size * n;
 }
 
-Answer Fetch(int port, const std::string& path, bool head = false, const char* method = nullptr) {
+// `request_target`, when given, is sent as the request line's target instead
+// of `path` (an absolute-form target, say).
+Answer Fetch(int port, const std::string& path, bool head = false, const char* method = nullptr,
+             const char* request_target = nullptr) {
   Answer a;
   CURL* c = curl_easy_init();
   std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
@@ -34,6 +37,7 @@ Answer Fetch(int port, const std::string& path, bool head = false, const char* m
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 5000L);
   if (head) curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
   if (method) curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+  if (request_target) curl_easy_setopt(c, CURLOPT_REQUEST_TARGET, request_target);
   EXPECT_EQ(curl_easy_perform(c), CURLE_OK);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &a.code);
   curl_easy_cleanup(c);
@@ -70,6 +74,12 @@ TEST(Listener, AnswersTheHealthCheckOverARealSocket) {
 
   a = Fetch(port, "/_carlos/lb", false, "DELETE");
   EXPECT_EQ(a.code, 405);
+
+  // The absolute form (RFC 9112 §3.2.2: a server must accept it) is the
+  // health check too.
+  a = Fetch(port, "/", false, nullptr, "http://box-1/_carlos/lb?probe=1");
+  EXPECT_EQ(a.code, 200);
+  EXPECT_EQ(a.body, "hosting\n");
   (*srv)->Shutdown();
 }
 

@@ -67,12 +67,19 @@ class Client {
 
   // True when the server has closed the connection (EOF or reset) within
   // `within`.
-  bool ClosedWithin(std::chrono::milliseconds within) {
+  bool ClosedWithin(std::chrono::milliseconds within) { return Ended(within) <= 0; }
+
+  // True when the server has closed the connection in an orderly way (EOF,
+  // not a reset) within `within`.
+  bool EndedWithEofWithin(std::chrono::milliseconds within) { return Ended(within) == 0; }
+
+  // What recv returned once the socket became readable within `within`: 0 on
+  // EOF, -1 on a reset (or an error), 1 when a byte arrived; 2 on no event.
+  ssize_t Ended(std::chrono::milliseconds within) {
     pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
-    if (::poll(&p, 1, static_cast<int>(within.count())) <= 0) return false;
+    if (::poll(&p, 1, static_cast<int>(within.count())) <= 0) return 2;
     char c;
-    ssize_t n = ::recv(fd_, &c, 1, 0);
-    return n <= 0;
+    return ::recv(fd_, &c, 1, 0);
   }
 
   // Bytes already buffered beyond the last response.
@@ -326,6 +333,102 @@ TEST(HttpServer, OversizedBodyIs413AndMalformedIs400) {
   Client bad(s->port());
   bad.Send("NOT HTTP AT ALL\r\n\r\n");
   EXPECT_NE(bad.ReadResponse().find(" 400 "), std::string::npos);
+}
+
+TEST(HttpServer, OverlongChunkLineIsRefusedInsteadOfBuffered) {
+  // Beast bounds the header, not a chunk-size line or a trailer: the server
+  // must, or one client could grow its buffer for the whole body deadline.
+  auto o = Local();
+  o.max_header_bytes = 1024;
+  auto s = MustStart(o);
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Send("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;" +
+         std::string(8192, 'a'));
+  std::string r = c.ReadResponse();
+  EXPECT_EQ(r.substr(0, 12), "HTTP/1.1 400") << r;
+  EXPECT_NE(r.find("chunk line or trailer is too long"), std::string::npos) << r;
+  Client t(s->port());  // The same for a trailer line.
+  t.Send("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: " +
+         std::string(8192, 'a'));
+  EXPECT_EQ(t.ReadResponse().substr(0, 12), "HTTP/1.1 400");
+}
+
+TEST(HttpServer, TransferEncodingNotEndingInChunkedIsRefusedNotSmuggled) {
+  auto s = MustStart(Local());
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Send(
+      "POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n"
+      "GET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n");
+  std::string r = c.ReadResponse();
+  EXPECT_EQ(r.substr(0, 12), "HTTP/1.1 400") << r;
+  EXPECT_TRUE(c.ClosedWithin(2s));
+  EXPECT_EQ(c.leftover().find("smuggled"), std::string::npos) << c.leftover();
+  Client g(s->port());
+  g.Send(
+      "POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+      "3\r\nabc\r\n0\r\n\r\n");
+  EXPECT_EQ(g.ReadResponse().substr(0, 12), "HTTP/1.1 501");
+  Client ok(s->port());  // Plain chunked is read.
+  ok.Send(
+      "POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked \r\n\r\n"
+      "3\r\nabc\r\n0\r\n\r\n");
+  std::string body = ok.ReadResponse();
+  EXPECT_NE(body.find("POST /a q= tok= body=abc"), std::string::npos) << body;
+}
+
+TEST(HttpServer, AbsoluteFormTargetsHaveTheirPath) {
+  auto s = MustStart(Local());
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Send("GET http://h:80/a/b?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_NE(c.ReadResponse().find("GET /a/b q=x=1 tok="), std::string::npos);
+  c.Send("GET https://h?y=2 HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_NE(c.ReadResponse().find("GET / q=y=2 tok="), std::string::npos);
+  c.Send("GET http://h HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_NE(c.ReadResponse().find("GET / q= tok="), std::string::npos);
+}
+
+TEST(HttpServer, ExpectContinueGetsA100BeforeTheBody) {
+  auto s = MustStart(Local());
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Send("PUT /k HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
+  EXPECT_EQ(c.ReadResponse(/*head=*/true), "HTTP/1.1 100 Continue\r\n\r\n");
+  c.Send("abc");
+  EXPECT_NE(c.ReadResponse().find("PUT /k q= tok= body=abc"), std::string::npos);
+}
+
+TEST(HttpServer, PipelinedAnswersAreNotHeldBackByNagle) {
+  // With Nagle's algorithm on, the second answer of each pair waits for the
+  // client's delayed ACK (about 40 ms): 10 pairs would take 400 ms or more.
+  auto s = MustStart(Local());
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; i++) {
+    c.Send("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n");
+    EXPECT_NE(c.ReadResponse().find("GET /1"), std::string::npos);
+    EXPECT_NE(c.ReadResponse().find("GET /2"), std::string::npos);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 300ms);
+}
+
+TEST(HttpServer, RefusedBodyStillGetsItsAnswerAndAnOrderlyClose) {
+  // The server stops reading at the 413 with most of the body unread; it
+  // drains the input before closing, so the client reads the 413 and an EOF
+  // rather than a reset.
+  auto o = Local();
+  o.max_body_bytes = 10;
+  auto s = MustStart(o);
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 200000\r\n\r\n" + std::string(100000, 'b'));
+  std::string r = c.ReadResponse();
+  EXPECT_EQ(r.substr(0, 12), "HTTP/1.1 413") << r;
+  c.Send(std::string(100000, 'b'));  // The rest of the body: no EPIPE, no reset.
+  EXPECT_TRUE(c.EndedWithEofWithin(2s));
 }
 
 TEST(HttpServer, HandlerExceptionIs500) {
