@@ -230,6 +230,7 @@ class Session : public std::enable_shared_from_this<Session> {
       header_checked_ = true;
       if (!CheckFraming()) return;
       if (!parser_->is_done()) MaybeContinue();
+      if (closed_) return;
     }
     if (parser_->is_done()) return Handle();
     if (parser_->is_header_done() && phase_ == Phase::kHeader) {
@@ -271,15 +272,19 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Sends "100 Continue" to an HTTP/1.1 client that waits for it before its
   // body (RFC 9110 §10.1.1), as Go's http.Server does when the handler reads
-  // the body. Best effort: the socket is empty at this point, so the 25 bytes
-  // go at once; if they do not, the client sends its body after its own wait.
+  // the body. No answer is being sent at this point, so the 25 bytes nearly
+  // always go at once. If the socket takes none (a client that does not read
+  // has filled it), none are sent and the client sends its body after its
+  // own wait; if it takes only some, the connection's framing is lost and
+  // it is closed.
   void MaybeContinue() {
     const auto& req = parser_->get();
     auto expect = req[http::field::expect];
     if (req.version() != 11 || !beast::iequals(expect, "100-continue")) return;
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-    beast::error_code ignored;
-    socket_.write_some(asio::buffer(kContinue.data(), kContinue.size()), ignored);
+    beast::error_code ec;
+    size_t sent = socket_.write_some(asio::buffer(kContinue.data(), kContinue.size()), ec);
+    if (!ec && sent > 0 && sent < kContinue.size()) Close();
   }
 
   void Handle() {
