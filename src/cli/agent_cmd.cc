@@ -52,13 +52,19 @@ void AddAgentCommand(CLI::App& agent, Action* action) {
       "503, identity record, nudges to root and the enroller); then it hosts (health check "
       "200, edges file, status report) until it may no longer.");
   agent.footer(kEnvironment);
-  agent.add_option("--http", flags->http, "Address of the HTTP listener and health check")
+  agent
+      .add_option("--http", flags->http,
+                  "Address of the HTTP listener and the health check (GET/HEAD /_carlos/lb)")
       ->default_val(":80");
-  agent.add_option("--https", flags->https, "Address of the HTTPS listener (the edge's)");
-  agent.add_option("--registry", flags->registry, "The registry (the edge's)");
-  agent.add_option("--acme-cache", flags->acme_cache, "The ACME certificate cache (the edge's)");
-  agent.add_option("--fallback", flags->fallback, "The fallback upstream (the edge's)");
-  agent.add_flag("--dev", flags->dev, "Development mode (the edge's)");
+  agent.add_option("--https", flags->https,
+                   "Address of the HTTPS listener (the edge's; accepted and not used here)");
+  agent.add_option("--registry", flags->registry,
+                   "The registry (the edge's; accepted and not used here)");
+  agent.add_option("--acme-cache", flags->acme_cache,
+                   "The ACME certificate cache (the edge's; accepted and not used here)");
+  agent.add_option("--fallback", flags->fallback,
+                   "The fallback upstream (the edge's; accepted and not used here)");
+  agent.add_flag("--dev", flags->dev, "Development mode (the edge's; accepted and not used here)");
   agent.callback([flags, action] {
     *action = [flags] {
       auto stop = std::make_shared<Stop>();

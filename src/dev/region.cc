@@ -40,7 +40,7 @@ constexpr size_t kFooterLines = 6;
 class RegionLog {
  public:
   RegionLog(const std::string& path, Logf also) : also_(std::move(also)) {
-    file_ = std::fopen(path.c_str(), "a");
+    file_ = std::fopen(path.c_str(), "ae");  // "e": close-on-exec; children have their own logs.
   }
   ~RegionLog() {
     if (file_ != nullptr) std::fclose(file_);

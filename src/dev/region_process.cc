@@ -71,6 +71,10 @@ StatusOr<pid_t> SpawnProcess(const ProcessSpec& spec) {
     posix_spawn_file_actions_addopen(&s.actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&s.actions, 1, 2);
   }
+  // Nothing else of the region's reaches the child, whatever was opened
+  // without close-on-exec (a library's descriptor, say): a child that
+  // outlives the region must not hold its ports or files.
+  posix_spawn_file_actions_addclosefrom_np(&s.actions, 3);
   sigset_t none;
   sigemptyset(&none);
   sigset_t defaults;

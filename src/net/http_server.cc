@@ -1,6 +1,9 @@
 #include "net/http_server.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -66,7 +69,20 @@ struct Shared {
   HttpServer::Options options;
   HttpHandler handler;
   std::atomic<int> open{0};
+  // Where closing connections read the input they drop (Session::Linger).
+  // One for all: every read runs on the io thread, one at a time, and what
+  // lands here is never looked at.
+  std::array<char, 4096> discard{};
 };
+
+// Asio opens and accepts sockets without close-on-exec; a process that
+// serves and also starts others (`carlos dev region` runs the IMDS emulator
+// and spawns agents) would hand every listening and accepted socket to its
+// children, which then hold the ports after the parent is gone.
+void CloseOnExec(int fd) {
+  int flags = ::fcntl(fd, F_GETFD);
+  if (flags >= 0) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
 
 std::string FormatEndpoint(const tcp::endpoint& ep) {
   auto addr = ep.address();
@@ -89,7 +105,8 @@ std::string FormatEndpoint(const tcp::endpoint& ep) {
 void SplitTarget(std::string_view target, std::string* path, std::string* query) {
   bool absolute = false;
   if (!target.empty() && target.front() != '/') {
-    if (size_t scheme_end = target.find("://"); scheme_end != std::string_view::npos) {
+    if (size_t scheme_end = target.find("://");
+        scheme_end != std::string_view::npos && scheme_end > 0) {
       absolute = true;
       size_t rest = target.find_first_of("/?", scheme_end + 3);
       target = rest == std::string_view::npos ? std::string_view() : target.substr(rest);
@@ -127,6 +144,7 @@ class Session : public std::enable_shared_from_this<Session> {
     auto ep = socket_.remote_endpoint(ec);
     if (!ec) remote_ = FormatEndpoint(ep);
     socket_.non_blocking(true, ec);  // Write sends directly; see there.
+    CloseOnExec(socket_.native_handle());
     // Answers are whole when written: Nagle's algorithm would only hold a
     // pipelined request's answer back until the client's delayed ACK (about
     // 40 ms). Go's http.Server sets it too.
@@ -305,6 +323,11 @@ class Session : public std::enable_shared_from_this<Session> {
     WireFraming framing{.version = req.version() == 10 ? 10u : 11u,
                         .keep_alive = req.keep_alive(),
                         .head = req.method() == http::verb::head};
+    // An HTTP/1.0 message with Transfer-Encoding has faulty framing: answer
+    // it, then close (RFC 9112 §6.1).
+    if (framing.version == 10 && req.count(http::field::transfer_encoding) > 0) {
+      framing.keep_alive = false;
+    }
     parser_.reset();
 
     HttpResponse out;
@@ -349,23 +372,27 @@ class Session : public std::enable_shared_from_this<Session> {
   // Ends a connection after its last answer without losing that answer: a
   // close with unread input makes the kernel send a reset, which can discard
   // the answer before the client reads it (a client still sending a refused
-  // body, say). So the server stops sending, then reads and discards until
-  // the client closes or kLingerTime passes (nginx's lingering close; Go
-  // waits 500 ms too).
+  // body, say). So the server stops sending, then reads and drops input
+  // until the client closes, kLingerTime passes or kLingerBytes have been
+  // dropped (nginx's lingering close, bounded as Go bounds what it reads of
+  // a refused body): a client that floods a closing connection gets a reset
+  // rather than the io thread's time.
   void Linger() {
     beast::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_send, ignored);
     buffer_.consume(buffer_.size());
+    buffer_.shrink_to_fit();  // Nothing more is parsed here.
     Enter(Phase::kLinger, kLingerTime);
-    Discard();
+    Discard(kLingerBytes);
   }
 
-  void Discard() {
+  void Discard(size_t budget) {
     if (closed_) return;
-    socket_.async_read_some(buffer_.prepare(kReadChunk),
-                            [self = shared_from_this()](beast::error_code ec, size_t) {
-                              if (ec) return self->Close();  // EOF: the client is done.
-                              self->Discard();               // Not committed: dropped.
+    socket_.async_read_some(asio::buffer(shared_->discard),
+                            [self = shared_from_this(), budget](beast::error_code ec, size_t n) {
+                              // EOF (the client is done), an error, or enough.
+                              if (ec || n >= budget) return self->Close();
+                              self->Discard(budget - n);
                             });
   }
 
@@ -399,8 +426,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // bytes, so an idle connection holds 512 bytes of buffer, and a larger
   // header or body takes several reads (the parser bounds both).
   static constexpr size_t kReadChunk = 4096;
-  // How long a closing connection's input is drained (see Linger).
+  // How long, and how much of, a closing connection's input is drained
+  // (see Linger).
   static constexpr Milliseconds kLingerTime{500};
+  static constexpr size_t kLingerBytes = 64 * 1024;
 
   Socket socket_;
   Timer timer_;
@@ -502,6 +531,7 @@ StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(Options options, HttpHan
     Acceptor& a = impl->acceptor;
     beast::error_code e;
     a.open(ep.protocol(), e);
+    if (!e) CloseOnExec(a.native_handle());
     if (e) {
       last = e;
       continue;  // No IPv6 on this host, say: try the next one.

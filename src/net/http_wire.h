@@ -28,9 +28,10 @@ struct WireFraming {
 // Content-Length and Connection fields are dropped (the server owns both);
 // a field whose name or value holds CR, LF or NUL is dropped too, so that a
 // handler cannot split the answer. A status outside 100..999 is sent as 500.
-// Returns whether the answer asked to close the connection ("Connection:
-// close" among the handler's fields): the caller must then close after
-// sending, and the bytes already say so. Pure; thread-compatible.
+// Returns whether the connection stays open after this answer: false when
+// the framing said so or the handler's fields hold "Connection: close" (the
+// bytes then say so, and the caller closes after sending). Pure;
+// thread-compatible.
 bool SerializeResponse(const HttpResponse& response, WireFraming framing, std::string* out);
 
 }  // namespace carlos::net

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -72,6 +73,14 @@ class Client {
   // True when the server has closed the connection in an orderly way (EOF,
   // not a reset) within `within`.
   bool EndedWithEofWithin(std::chrono::milliseconds within) { return Ended(within) == 0; }
+
+  // One non-blocking send: the bytes taken, 0 when the socket is full, -1
+  // when the connection is broken (EPIPE, ECONNRESET).
+  ssize_t TrySend(const std::string& s) {
+    ssize_t n = ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+    return n;
+  }
 
   // What recv returned once the socket became readable within `within`: 0 on
   // EOF, -1 on a reset (or an error), 1 when a byte arrived; 2 on no event.
@@ -424,11 +433,32 @@ TEST(HttpServer, RefusedBodyStillGetsItsAnswerAndAnOrderlyClose) {
   auto s = MustStart(o);
   ASSERT_NE(s, nullptr);
   Client c(s->port());
-  c.Send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 200000\r\n\r\n" + std::string(100000, 'b'));
+  c.Send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 60000\r\n\r\n" + std::string(30000, 'b'));
   std::string r = c.ReadResponse();
   EXPECT_EQ(r.substr(0, 12), "HTTP/1.1 413") << r;
-  c.Send(std::string(100000, 'b'));  // The rest of the body: no EPIPE, no reset.
+  c.Send(std::string(30000, 'b'));  // The rest of the body: no EPIPE, no reset.
   EXPECT_TRUE(c.EndedWithEofWithin(2s));
+}
+
+TEST(HttpServer, FloodingAClosingConnectionEndsItAtTheByteBudget) {
+  // The drain of a closing connection stops after 64 KiB, well before its
+  // 500 ms: a client that keeps sending is reset instead of keeping the io
+  // thread busy reading what will be dropped.
+  auto s = MustStart(Local());
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Send("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(c.ReadResponse().find("200 OK"), std::string::npos);
+  std::string block(16 * 1024, 'f');
+  auto t0 = std::chrono::steady_clock::now();
+  bool reset = false;
+  while (!reset && std::chrono::steady_clock::now() - t0 < 3s) {
+    ssize_t n = c.TrySend(block);
+    if (n < 0) reset = true;
+    if (n == 0) std::this_thread::sleep_for(1ms);  // The socket is full for now.
+  }
+  EXPECT_TRUE(reset);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 450ms);
 }
 
 TEST(HttpServer, HandlerExceptionIs500) {

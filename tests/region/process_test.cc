@@ -1,5 +1,6 @@
 // Real child processes: start, reap, log files, process groups, the
 // SIGTERM-then-SIGKILL stop.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -42,6 +43,27 @@ std::optional<ExitInfo> WaitEnd(pid_t pid, std::chrono::milliseconds bound) {
 }
 
 bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
+
+TEST(SpawnProcess, TheChildGetsNoDescriptorBeyondItsStandardThree) {
+  // A descriptor the region opened without close-on-exec (a library's
+  // socket, say) must not reach a child that could outlive the region.
+  std::string dir = TempDir();
+  int leaky = ::open("/dev/null", O_RDONLY);  // Deliberately no O_CLOEXEC.
+  ASSERT_GE(leaky, 3);
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "if [ -e /proc/$$/fd/" + std::to_string(leaky) +
+                   " ]; then echo inherited; else echo closed; fi"};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  spec.log_path = dir + "/child.log";
+  auto pid = SpawnProcess(spec);
+  ::close(leaky);
+  ASSERT_TRUE(pid.ok()) << pid.status().ToString();
+  auto e = WaitEnd(*pid, std::chrono::seconds(10));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(Slurp(dir + "/child.log"), "closed\n");
+  std::filesystem::remove_all(dir);
+}
 
 TEST(SpawnProcess, RunsWithTheGivenEnvironmentAndAppendsToTheLog) {
   std::string dir = TempDir();
