@@ -40,7 +40,10 @@ awk '/^[0-9a-f]+-[0-9a-f]+ / {name = (NF >= 6 ? $6 : "[anonymous]")} /^Rss:/ {rs
   awk '{sub(".*/", "", $2); printf "  %6d KiB %s\n", $1, $2}'
 floor_bin="$(dirname "$bin")/bench/library_floor"
 if [ -x "$floor_bin" ]; then
-  floor=$("$floor_bin" 2>/dev/null)
-  echo "the libraries alone (bench/library_floor): VmRSS ${floor} KiB; the agent beyond them: $((rss - floor)) KiB"
+  if floor=$("$floor_bin" 2>/dev/null) && [ -n "$floor" ]; then
+    echo "the libraries alone (bench/library_floor): VmRSS ${floor} KiB; the agent beyond them: $((rss - floor)) KiB"
+  else
+    echo "bench/library_floor failed (run $floor_bin to see why); no floor printed"
+  fi
 fi
 echo "CPU over ${secs}s idle: $(( (t1 - t0) * 1000 / hz )) ms ($(awk -v t=$((t1-t0)) -v hz=$hz -v s=$secs 'BEGIN{printf "%.3f", 100*t/hz/s}')% of a core)"

@@ -259,6 +259,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // trailer, which Beast does not bound. Bound those too, or one client
     // could make the buffer grow for as long as the body deadline lasts.
     if (buffer_.size() >= opts().max_header_bytes) {
+      if (!parser_->is_header_done()) return Fail(431, "request header too large\n");
       return Fail(400, "malformed request: a chunk line or trailer is too long\n");
     }
     Read();

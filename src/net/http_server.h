@@ -13,6 +13,17 @@
 // pause) is closed without an answer. A keep-alive connection idle longer
 // than idle_timeout is closed, as is one that does not send its body within
 // body_timeout or does not read the answer within write_timeout.
+//
+// Requests the server refuses by itself, answering and then closing (the
+// handler never sees them): a header over max_header_bytes (431); a body
+// over max_body_bytes (413); a malformed request, a chunk-size line or
+// trailer over max_header_bytes, or a Transfer-Encoding whose last coding is
+// not chunked (400, RFC 9112 §6.3); codings before chunked (501). It sends
+// "100 Continue" to an HTTP/1.1 request that expects it, before its body.
+// After the last answer on a connection it stops sending and drops the
+// client's input for up to 500 ms or 64 KiB before closing, so that the
+// client reads that answer rather than a reset. Its sockets are
+// close-on-exec. Go's net/http behaves the same way in each of these.
 #pragma once
 
 #include <functional>

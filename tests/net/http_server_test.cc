@@ -277,6 +277,12 @@ TEST(HttpServer, OversizedHeaderIs431AndRepeatedFieldsAreJoined) {
   EXPECT_EQ(answer.substr(0, 12), "HTTP/1.1 431") << answer;
   EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
   EXPECT_TRUE(big.ClosedWithin(2s));
+  // Just over the limit and still unfinished (no blank line yet): a header
+  // too large as well, not a wait for the header deadline.
+  std::string start = "GET / HTTP/1.1\r\nHost: h\r\nX-Pad: ";
+  Client edge(s->port());
+  edge.Send(start + std::string(1100 - start.size(), 'p'));
+  EXPECT_EQ(edge.ReadResponse().substr(0, 12), "HTTP/1.1 431");
 }
 
 TEST(HttpServer, ThousandsOfIdleConnectionsDoNotStopAnswers) {
