@@ -14,8 +14,8 @@ namespace {
 
 const std::string& SampleSignature() {
   static const std::string* sig = [] {
-    auto s =
-        SignInstanceIdentityDocumentForTest(fuzz::SampleIid(), fuzz::kAwsCertPem, fuzz::kAwsKeyPem);
+    auto s = SignInstanceIdentityDocumentAsEmulator(fuzz::SampleIid(), fuzz::kAwsCertPem,
+                                                    fuzz::kAwsKeyPem);
     if (!s.ok()) fuzz::Fail("signing the sample IID: " + s.status().ToString());
     return new std::string(*s);
   }();

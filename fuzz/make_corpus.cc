@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   std::string root = argv[1];
   std::string iid = fuzz::SampleIid();
   std::string rsa =
-      Must(SignInstanceIdentityDocumentForTest(iid, fuzz::kAwsCertPem, fuzz::kAwsKeyPem));
+      Must(SignInstanceIdentityDocumentAsEmulator(iid, fuzz::kAwsCertPem, fuzz::kAwsKeyPem));
 
   IdentityRecord r;
   r.box = "web-1";

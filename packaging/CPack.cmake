@@ -1,4 +1,4 @@
-# The Debian package (issue 6): `cpack -G DEB` in the build directory makes
+# The Debian package: `cpack -G DEB` in the build directory makes
 # carlos_<version>_<arch>.deb with the binary, the systemd units, the
 # tmpfiles.d and sysusers.d files, the operator's guide and the host.env
 # example. The maintainer scripts make the user and the directories and

@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   # Build
   cmake ninja-build g++ pkg-config clang clang-format libclang-rt-14-dev
+  # The thread-safety check reads the build's compile_commands.json
+  python3
   # Libraries (README, "Dependencies", says why each)
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libboost-dev libboost-system-dev

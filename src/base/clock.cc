@@ -9,20 +9,25 @@ namespace carlos {
 
 void Stop::Request() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     requested_ = true;
   }
   cv_.notify_all();
 }
 
 bool Stop::requested() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return requested_;
 }
 
 bool Stop::WaitFor(Milliseconds timeout) const {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, timeout, [this] { return requested_; });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MutexLock lock(&mu_);
+  // condition_variable_any unlocks and relocks mu_ itself around each wait.
+  while (!requested_) {
+    if (cv_.wait_until(mu_, deadline) == std::cv_status::timeout) return requested_;
+  }
+  return true;
 }
 
 namespace {
@@ -43,7 +48,7 @@ Clock* RealClock() {
 FakeClock::FakeClock(SystemTime start) : now_(start) {}
 
 SystemTime FakeClock::Now() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return now_;
 }
 
@@ -52,7 +57,7 @@ bool FakeClock::Sleep(Milliseconds d, const Stop& stop) {
   std::function<void(SystemTime)> hook;
   SystemTime now;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     now_ += d;
     ++sleeps_;
     hook = hook_;
@@ -63,17 +68,17 @@ bool FakeClock::Sleep(Milliseconds d, const Stop& stop) {
 }
 
 void FakeClock::Advance(Milliseconds d) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   now_ += d;
 }
 
 void FakeClock::OnSleep(std::function<void(SystemTime)> hook) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   hook_ = std::move(hook);
 }
 
 int FakeClock::sleeps() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return sleeps_;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/mutex.h"
+
 namespace carlos {
 
 using SystemTime = std::chrono::system_clock::time_point;
@@ -31,9 +33,9 @@ class Stop {
   bool WaitFor(Milliseconds timeout) const;
 
  private:
-  mutable std::mutex mu_;
-  mutable std::condition_variable cv_;
-  bool requested_ = false;
+  mutable Mutex mu_;
+  mutable std::condition_variable_any cv_;
+  bool requested_ CARLOS_GUARDED_BY(mu_) = false;
 };
 
 // Clock is the wall clock and the wait between loop iterations.
@@ -71,10 +73,10 @@ class FakeClock : public Clock {
   int sleeps() const;
 
  private:
-  mutable std::mutex mu_;
-  SystemTime now_;
-  std::function<void(SystemTime)> hook_;
-  int sleeps_ = 0;
+  mutable Mutex mu_;
+  SystemTime now_ CARLOS_GUARDED_BY(mu_);
+  std::function<void(SystemTime)> hook_ CARLOS_GUARDED_BY(mu_);
+  int sleeps_ CARLOS_GUARDED_BY(mu_) = 0;
 };
 
 // Formats `t` as RFC 3339 in UTC with nanoseconds, trailing zeros trimmed, as

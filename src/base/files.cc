@@ -1,14 +1,13 @@
 #include "base/files.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <random>
-
-#include <fmt/format.h>
 
 namespace carlos {
 
@@ -146,7 +145,7 @@ Status MakeDirs(const std::string& path, mode_t mode) {
     if (cur.empty()) continue;
     if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return ErrnoStatus(errno, "mkdir", cur);
   }
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(errno, "stat", path);
   if (!S_ISDIR(st.st_mode)) return InvalidArgument(fmt::format("{} is not a directory", path));
   return OkStatus();

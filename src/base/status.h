@@ -4,11 +4,16 @@
 // produces a value). A Status is a code from the small closed set below plus
 // one human-readable message that names what failed and, where it can, what
 // to do about it; callers branch on the code, operators read the message.
+// Where code must act on more than the code (why a document was refused,
+// say), the Status carries a typed payload, as Abseil's Status payloads do:
+// a value of one C++ type that callers read back with Payload<T>(), never by
+// parsing the message.
 //
 // Thread-safety: Status and StatusOr are values; distinct objects may be used
 // from distinct threads freely, one object needs external synchronisation.
 #pragma once
 
+#include <any>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,10 +57,35 @@ class [[nodiscard]] Status {
   // "<message>" for an error, "ok" for OK: the form log lines use.
   std::string ToString() const;
 
-  // Returns a copy whose message is "<prefix>: <message>", same code; OK stays
-  // OK.
+  // Returns a copy whose message is "<prefix>: <message>", same code and
+  // payload; OK stays OK.
   Status Annotate(std::string_view prefix) const;
 
+  // Returns a copy with `message` in place of the message, same code and
+  // payload (for callers that rephrase an error and must keep its payload).
+  // OK stays OK.
+  Status WithMessage(std::string message) const;
+
+  // Returns a copy carrying `payload` (replacing any payload it had). An OK
+  // status carries none: OK is returned unchanged. `T` is a copyable value
+  // type; each reader names the same `T`.
+  template <typename T>
+  Status WithPayload(T payload) const {
+    if (ok()) return *this;
+    Status s = *this;
+    s.payload_ = std::move(payload);
+    return s;
+  }
+
+  // The payload of type `T`, or nullptr when the status carries none or one
+  // of another type. The pointer lives as long as this Status.
+  template <typename T>
+  const T* Payload() const {
+    return std::any_cast<T>(&payload_);
+  }
+
+  // Equal code and message (the payload is not compared: it restates the
+  // message's facts as a value).
   friend bool operator==(const Status& a, const Status& b) {
     return a.code_ == b.code_ && a.message_ == b.message_;
   }
@@ -63,6 +93,7 @@ class [[nodiscard]] Status {
  private:
   Code code_ = Code::kOk;
   std::string message_;
+  std::any payload_;  // Empty, or one typed value (see WithPayload).
 };
 
 inline Status OkStatus() { return Status(); }
@@ -88,7 +119,7 @@ inline Status Internal(std::string m) { return Status(Code::kInternal, std::move
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design.
+  StatusOr(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design.
   StatusOr(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design.
     if (std::get<Status>(v_).ok()) v_ = Status(Code::kInternal, "StatusOr built from OK status");
   }
@@ -111,17 +142,17 @@ class [[nodiscard]] StatusOr {
 }  // namespace carlos
 
 // Returns `expr`'s status from the enclosing function when it is not OK.
-#define CARLOS_RETURN_IF_ERROR(expr)              \
-  do {                                            \
-    ::carlos::Status _carlos_st = (expr);         \
-    if (!_carlos_st.ok()) return _carlos_st;      \
+#define CARLOS_RETURN_IF_ERROR(expr)         \
+  do {                                       \
+    ::carlos::Status _carlos_st = (expr);    \
+    if (!_carlos_st.ok()) return _carlos_st; \
   } while (0)
 
 #define CARLOS_CONCAT_INNER_(a, b) a##b
 #define CARLOS_CONCAT_(a, b) CARLOS_CONCAT_INNER_(a, b)
 // `lhs = value of expr`, or returns expr's status from the enclosing function.
-#define CARLOS_ASSIGN_OR_RETURN(lhs, expr)                                   \
-  auto CARLOS_CONCAT_(_carlos_sor_, __LINE__) = (expr);                      \
-  if (!CARLOS_CONCAT_(_carlos_sor_, __LINE__).ok())                          \
-    return CARLOS_CONCAT_(_carlos_sor_, __LINE__).status();                  \
+#define CARLOS_ASSIGN_OR_RETURN(lhs, expr)                  \
+  auto CARLOS_CONCAT_(_carlos_sor_, __LINE__) = (expr);     \
+  if (!CARLOS_CONCAT_(_carlos_sor_, __LINE__).ok())         \
+    return CARLOS_CONCAT_(_carlos_sor_, __LINE__).status(); \
   lhs = std::move(CARLOS_CONCAT_(_carlos_sor_, __LINE__)).value()

@@ -3,7 +3,9 @@
 namespace carlos {
 
 std::string TrimSpace(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
   size_t b = 0, e = s.size();
   while (b < e && space(s[b])) ++b;
   while (e > b && space(s[e - 1])) --e;

@@ -46,7 +46,7 @@ drain; 2 for a malformed setting.)";
 }  // namespace
 
 void AddAgentCommand(CLI::App& agent, Action* action) {
-  auto flags = std::make_shared<AgentFlags>();
+  auto flags = std::make_shared<host::AgentFlags>();
   agent.description(
       "Run the box agent: while the box is not enrolled and armed it joins (health check "
       "503, identity record, nudges to root and the enroller); then it hosts (health check "
@@ -69,7 +69,7 @@ void AddAgentCommand(CLI::App& agent, Action* action) {
     *action = [flags] {
       auto stop = std::make_shared<Stop>();
       StopOnSignals(stop);
-      AgentEnv env;
+      host::AgentEnv env;
       env.getenv = ProcessGetenv();
       env.clock = RealClock();
       env.logf = StderrLogf();
@@ -80,7 +80,7 @@ void AddAgentCommand(CLI::App& agent, Action* action) {
         env.logf("agent: the open-file limit stays as it is (" + limit.status().message() +
                  "); the health check holds that many connections at most");
       }
-      return RunAgent(*flags, env);
+      return host::RunAgent(*flags, env);
     };
   });
 }

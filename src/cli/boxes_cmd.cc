@@ -1,4 +1,4 @@
-// `carlos boxes auto-enroll|invite|enroll|retire|list` (issue 7): the
+// `carlos boxes auto-enroll|invite|enroll|retire|list`: the
 // enroller from the shell (src/enroll/enroller.h; docs/enroll.md).
 #include <fmt/format.h>
 

@@ -21,19 +21,19 @@ using Action = std::function<int()>;
 
 // `carlos version`.
 void AddVersionCommand(CLI::App& root, Action* action);
-// `carlos store get|put|ls|rm` (issue 2).
+// `carlos store get|put|ls|rm`.
 void AddStoreCommands(CLI::App& store, Action* action);
-// `carlos agent` (issue 5).
+// `carlos agent`.
 void AddAgentCommand(CLI::App& agent, Action* action);
-// `carlos system join|guard-exec|guard-status` (issue 6).
+// `carlos system join|guard-exec|guard-status`.
 void AddSystemCommands(CLI::App& system, Action* action);
-// `carlos boxes keygen` (issue 3).
+// `carlos boxes keygen`.
 void AddKeygenCommand(CLI::App& boxes, Action* action);
-// `carlos boxes auto-enroll|invite|enroll|retire|list` (issue 7).
+// `carlos boxes auto-enroll|invite|enroll|retire|list`.
 void AddBoxesCommands(CLI::App& boxes, Action* action);
-// `carlos dev imds` (issue 4).
+// `carlos dev imds`.
 void AddDevImdsCommand(CLI::App& dev, Action* action);
-// `carlos dev region` (issue 8).
+// `carlos dev region`.
 void AddDevRegionCommand(CLI::App& dev, Action* action);
 
 // Rewrites Go-style long flags to GNU style so that CLI11 reads both, as the

@@ -1,4 +1,4 @@
-// `carlos dev region` (issue 8): a region of real boxes on one machine
+// `carlos dev region`: a region of real boxes on one machine
 // (dev/region.h).
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// `carlos boxes keygen --out PATH` (issue 3): makes the deployment's
+// `carlos boxes keygen --out PATH`: makes the deployment's
 // enrollment key. The private key goes to PATH (mode 0600, never over an
 // existing file: losing an enrollment key silently would orphan every
 // invitation and enrollment signed with it); the public key is printed on

@@ -1,4 +1,4 @@
-// `carlos system join|guard-exec|guard-status` (issue 6): root's commands on
+// `carlos system join|guard-exec|guard-status`: root's commands on
 // a box. The logic lives in src/guard/; this file wires the real
 // environment, clock, IMDS, store and log into it.
 #include <fmt/format.h>
@@ -19,11 +19,12 @@
 #include "guard/guard_status.h"
 #include "guard/imds_view.h"
 #include "guard/join.h"
-#include "guard/local_guard.h"
 #include "guard/privileges.h"
-#include "host/version.h"
 #include "imds/client.h"
 #include "imds/group_reference.h"
+#include "protocol/label.h"
+#include "protocol/local_guard.h"
+#include "protocol/version.h"
 #include "store/store.h"
 
 namespace carlos::cli {
@@ -72,11 +73,11 @@ int RunJoinCommand() {
     if (!ref.ok()) return ref.status();
     return ref->label;
   };
-  deps.host_name = guard::SystemHostName;
+  deps.host_name = protocol::SystemHostName;
   deps.store = store->get();
   deps.logf = logf;
   deps.owner_uid = 0;
-  deps.release = Release();
+  deps.release = protocol::Release();
   return guard::RunJoin(deps);
 }
 
@@ -88,7 +89,7 @@ int RunGuardExec(const std::vector<std::string>& command) {
   deps.getenv = getenv;
   deps.open_store = [getenv] { return OpenStore(getenv); };
   deps.owner_uid = 0;
-  deps.release = Release();
+  deps.release = protocol::Release();
   auto verdict = guard::CheckGuardForExec(deps);
   if (!verdict.ok()) {
     logf(fmt::format("carlos system guard-exec: refusing to start {}: {}", shown,
@@ -116,7 +117,7 @@ int RunGuardExec(const std::vector<std::string>& command) {
 
 int RunGuardStatus(bool json) {
   std::string data_dir = DataDir(ProcessGetenv());
-  auto local = guard::ReadLocalGuard(data_dir, 0);
+  auto local = protocol::ReadLocalGuard(data_dir, 0);
   if (!local.ok()) {
     std::fprintf(stderr, "carlos system guard-status: %s\n", local.status().message().c_str());
     return 1;

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "host/version.h"
+#include "protocol/version.h"
 
 namespace carlos::cli {
 
@@ -9,7 +9,8 @@ void AddVersionCommand(CLI::App& root, Action* action) {
   CLI::App* cmd = root.add_subcommand("version", "Print the release and the platform");
   cmd->callback([action] {
     *action = [] {
-      std::printf("carlos %s %s\n", carlos::Release().c_str(), carlos::Platform().c_str());
+      std::printf("carlos %s %s\n", carlos::protocol::Release().c_str(),
+                  carlos::protocol::Platform().c_str());
       return 0;
     };
   });

@@ -266,8 +266,8 @@ StatusOr<std::unique_ptr<ImdsEmulator>> ImdsEmulator::Start(ImdsEmulatorOptions 
     b->box = options.boxes[i];
     b->clock = options.clock;
     b->document = InstanceIdentityDocumentJson(b->box, pending);
-    auto sig = identity::SignInstanceIdentityDocumentForTest(b->document, options.cert_pem,
-                                                             options.key_pem);
+    auto sig = identity::SignInstanceIdentityDocumentAsEmulator(b->document, options.cert_pem,
+                                                                options.key_pem);
     if (!sig.ok()) return sig.status().Annotate("IMDS emulator");
     b->rsa2048 = *sig;
     net::HttpServer::Options so;

@@ -22,11 +22,11 @@ StatusOr<SignerPem> LoadOrMakeSigner(const std::string& cert_path, const std::st
     CARLOS_ASSIGN_OR_RETURN(s.cert_pem, ReadFileLimited(cert_path, 64 * 1024));
     CARLOS_ASSIGN_OR_RETURN(s.key_pem, ReadFileLimited(key_path, 64 * 1024));
     // Prove the pair works now rather than at the first request.
-    auto probe = identity::SignInstanceIdentityDocumentForTest("{}", s.cert_pem, s.key_pem);
+    auto probe = identity::SignInstanceIdentityDocumentAsEmulator("{}", s.cert_pem, s.key_pem);
     if (!probe.ok()) return probe.status().Annotate(cert_path + " / " + key_path);
     return s;
   }
-  CARLOS_ASSIGN_OR_RETURN(s, identity::MakeSelfSignedRsa2048ForTest("carlos dev imds (not AWS)"));
+  CARLOS_ASSIGN_OR_RETURN(s, identity::MakeEmulatorCertificate("carlos dev imds (not AWS)"));
   for (const std::string& p : {key_path, cert_path}) {
     auto parent = std::filesystem::path(p).parent_path();
     if (!parent.empty()) CARLOS_RETURN_IF_ERROR(MakeDirs(parent.string(), 0755));

@@ -1,7 +1,7 @@
 // The IMDS emulator's stand-in for AWS's signing key: a self-signed
 // RSA-2048 certificate kept in two files, so that the enroller can be given
 // the same certificate across emulator restarts. The signing itself is
-// identity's (SignInstanceIdentityDocumentForTest: PKCS #7 signed-data,
+// identity's (SignInstanceIdentityDocumentAsEmulator: PKCS #7 signed-data,
 // content embedded, base64, as AWS serves rsa2048); nothing here is trusted
 // in production.
 //
@@ -16,10 +16,10 @@
 namespace carlos::dev {
 
 // The signer's certificate and key, PEM.
-using SignerPem = identity::TestCertificate;
+using SignerPem = identity::EmulatorCertificate;
 
 // Loads the signer from `cert_path` and `key_path`, or, when neither file
-// exists, makes one (identity::MakeSelfSignedRsa2048ForTest) and writes
+// exists, makes one (identity::MakeEmulatorCertificate) and writes
 // both, creating their directories (the key mode 0600, the certificate
 // 0644). Errors: one file without the other (kInvalidArgument), unreadable
 // or unwritable files (the file error), PEMs that do not parse or do not

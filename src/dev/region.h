@@ -1,4 +1,4 @@
-// `carlos dev region` (issue 8): a whole region on one machine — the
+// `carlos dev region`: a whole region on one machine — the
 // deployment (a directory or an S3 bucket), its enrollment key, an IMDS
 // emulator with one EC2 identity per box, N real `carlos agent` processes
 // each with its own data dir and 127.0.0.1 port, the enroller

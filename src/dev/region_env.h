@@ -1,10 +1,10 @@
-// The environments of the region's children (issue 8): what
+// The environments of the region's children: what
 // /etc/carlos/host.env holds on a real box (DESIGN.md, "Switches and
 // settings"), per box, and what the enroller's operator would set.
 //
 // A child gets the region's own environment (PATH, HOME, locale, AWS_*
 // credentials for an S3 deployment) minus every CARLOS_* variable, then the
-// region's settings. The timings (host/timings.h: CARLOS_JOIN_EVERY and the
+// region's settings. The timings (protocol/timings.h: CARLOS_JOIN_EVERY and the
 // rest) are the exception: set in the region's environment they are passed
 // on as they are, so `CARLOS_DRAIN=5s carlos dev region` works; unset, the
 // region's short defaults (kRegionTimingDefaults) apply.

@@ -1,4 +1,4 @@
-// What the load balancer sees of each box (issue 8): `GET /_carlos/lb` on
+// What the load balancer sees of each box: `GET /_carlos/lb` on
 // the box's -http address (DESIGN.md, "Health check (lbhealth)"), asked
 // the way a load balancer asks, with a short timeout.
 //

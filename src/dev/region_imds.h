@@ -1,4 +1,4 @@
-// The region's IMDS (issue 8): the IMDS emulator (dev/imds_emulator.h) run
+// The region's IMDS: the IMDS emulator (dev/imds_emulator.h) run
 // in the region's own process, one emulated EC2 instance per box, each on
 // its own 127.0.0.1 port (region_layout.h), its identity documents signed
 // with a certificate kept in DIR/imds so that the enroller, given that

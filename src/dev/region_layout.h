@@ -1,4 +1,4 @@
-// Where `carlos dev region` keeps things (issue 8), all under one region
+// Where `carlos dev region` keeps things, all under one region
 // directory (default ./carlos-region), and which loopback ports it uses.
 // A second run with the same directory finds the same enrollment key, the
 // same IMDS signer and the same boxes' data dirs (so the same box keys and
@@ -28,6 +28,8 @@
 
 #include <string>
 
+#include "protocol/settings.h"
+
 namespace carlos::dev {
 
 inline constexpr int kDefaultBasePort = 8400;
@@ -54,7 +56,7 @@ struct RegionLayout {
 
   std::string data_dir(const std::string& box) const { return boxes_dir() + "/" + box; }
   std::string marker(const std::string& box) const {
-    return data_dir(box) + "/system-join-requested";
+    return protocol::JoinMarkerPath(data_dir(box));
   }
   // The box's own machine id (32 hex digits), CARLOS_MACHINE_ID_FILE.
   std::string machine_id(const std::string& box) const { return data_dir(box) + "/machine-id"; }

@@ -1,4 +1,4 @@
-// The region's units (issue 8), as systemd units on a box would be: per box
+// The region's units, as systemd units on a box would be: per box
 // the agent (carlos-edge.service: `carlos system guard-exec -- carlos agent
 // -http 127.0.0.1:<port>`, Restart=always) and root's join
 // (carlos-system-join.service: `carlos system join`, a oneshot), and the

@@ -1,4 +1,4 @@
-// Child processes for `carlos dev region` (issue 8): what systemd does for
+// Child processes for `carlos dev region`: what systemd does for
 // the units of a real box, on one machine. Each child runs in its own
 // process group, so that a signal to the group reaches whatever it started
 // (guard-exec's agent, a shell's children) and nothing is left behind, and

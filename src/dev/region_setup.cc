@@ -43,11 +43,8 @@ RegionLock::~RegionLock() {
 }
 
 Status EnsureBucket(const std::string& bucket, const Getenv& getenv) {
-  S3StoreOptions o;
+  S3StoreOptions o = S3OptionsFromEnv(getenv);
   o.bucket = bucket;
-  o.endpoint = EnvOr(getenv, "CARLOS_S3_ENDPOINT", "");
-  o.region = EnvOr(getenv, "AWS_REGION", EnvOr(getenv, "AWS_DEFAULT_REGION", "us-east-1"));
-  o.credentials = DefaultCredentials(getenv);
   auto store = S3Store::Open(std::move(o));
   if (!store.ok()) return store.status();
   return (*store)->CreateBucket().Annotate("making the bucket " + bucket);

@@ -1,4 +1,4 @@
-// What `carlos dev region` makes before it starts anything (issue 8), each
+// What `carlos dev region` makes before it starts anything, each
 // step reusing what an earlier run left: the region directory and its lock,
 // the deployment (directory, or the S3 bucket), the enrollment key, and
 // region.env for commands run by hand.

@@ -1,4 +1,4 @@
-// The region's stand-in for systemd (issue 8): a set of units, each a child
+// The region's stand-in for systemd: a set of units, each a child
 // process, started, reaped and restarted by a loop that calls Tick. A unit
 // is either a service restarted whenever it ends (the agent's
 // carlos-edge.service has Restart=always; the enroller runs the same way),

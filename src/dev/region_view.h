@@ -1,4 +1,4 @@
-// What `carlos dev region` shows while it runs (issue 8): per box, the
+// What `carlos dev region` shows while it runs: per box, the
 // stage the load balancer sees (the health check's answer: "hosting", or
 // the 503's stage such as "joining: invited"), the HTTP code, and for how
 // long it has been so; on a terminal as a table redrawn in place, and

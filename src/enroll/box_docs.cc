@@ -9,29 +9,9 @@ namespace carlos::enroll {
 
 namespace {
 
-// Gets `key` and parses it with `parse`. A key that vanished since the
-// listing (deleted in between) reads as absent.
-template <typename T, typename ParseFn>
-DocState<T> ReadDoc(Store& store, const std::string& key, ParseFn parse) {
-  DocState<T> d;
-  StatusOr<Object> obj = store.Get(key);
-  if (!obj.ok()) {
-    if (obj.status().code() == Code::kNotFound) return d;
-    d.present = true;
-    d.read = true;
-    d.status = obj.status().Annotate(fmt::format("reading {}", key));
-    return d;
-  }
-  d.present = true;
-  d.read = true;
-  d.version = obj->version;
-  auto parsed = parse(obj->data);
-  if (!parsed.ok()) {
-    d.status = parsed.status().Annotate(key);
-    return d;
-  }
-  d.parsed = std::move(*parsed);
-  return d;
+// Reads a key of `store` for protocol::ReadDoc.
+protocol::ReadKey Reader(Store& store) {
+  return [&store](const std::string& key) { return store.GetIfExists(key); };
 }
 
 const identity::Parsed<identity::IdentityRecord>& Record(const BoxDocs& docs) {
@@ -44,14 +24,14 @@ RecordChecker::Result RecordChecker::Check(
     std::string_view box, const identity::Parsed<identity::IdentityRecord>& parsed) {
   std::string key = fmt::format("{} {}", box, parsed.digest);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
   }
   // Computed outside the lock so that workers verify in parallel; two
   // workers computing the same record agree, and either result is cached.
   Result r = Compute(box, parsed);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   cache_.emplace(std::move(key), r);
   return r;
 }
@@ -93,8 +73,8 @@ BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view bo
   BoxDocs docs;
   docs.box = std::string(box_view);
   const std::string& box = docs.box;
-  docs.record = ReadDoc<identity::IdentityRecord>(store, identity::RecordKey(box),
-                                                  identity::ParseIdentityRecord);
+  docs.record = protocol::ReadDoc<identity::IdentityRecord>(Reader(store), identity::RecordKey(box),
+                                                            identity::ParseIdentityRecord);
   if (docs.record.parsed) {
     RecordChecker::Result r = checker.Check(box, *docs.record.parsed);
     docs.record.status = r.record;
@@ -109,9 +89,16 @@ BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view bo
   docs.invitation.present = fleet.invitations.contains(box);
   docs.report.present = fleet.reports.contains(box);
   docs.referenced_by = fleet.edges.contains(box) ? identity::EdgesKey(box) : "";
-  // Without a valid record nothing else can be verified (every binding is
-  // to the record's digest or key), so nothing else is read.
-  if (!docs.record.valid()) return docs;
+  // Without a valid record nothing but a retirement can be verified (every
+  // other binding is to the record's digest or key), so nothing else is
+  // read; a retirement is, for the stage (protocol/stage.h: retired comes
+  // first, bound to the label when no record parses).
+  if (!docs.record.valid()) {
+    if (everything && docs.retirement.present) {
+      docs.retirement = ReadRetirement(store, docs, settings);
+    }
+    return docs;
+  }
 
   if (docs.retirement.present) {
     docs.retirement = ReadRetirement(store, docs, settings);
@@ -123,48 +110,38 @@ BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view bo
   }
   if (docs.invitation.present) docs.invitation = ReadInvitation(store, docs, settings, now);
   if (docs.report.present) {
-    docs.report = ReadDoc<identity::StatusReport>(store, identity::StatusKey(box),
-                                                  identity::ParseStatusReport);
-    if (docs.report.parsed) {
-      docs.report.status =
-          identity::VerifyStatusReport(*docs.report.parsed, Record(docs).doc.public_key, box);
-    }
+    docs.report = protocol::ReadDoc<identity::StatusReport>(Reader(store), identity::StatusKey(box),
+                                                            identity::ParseStatusReport);
+    protocol::CheckReport(&docs.report, Record(docs).doc.public_key, box);
   }
   return docs;
 }
 
 DocState<identity::Invitation> ReadInvitation(Store& store, const BoxDocs& docs,
                                               const EnrollerSettings& settings, SystemTime now) {
-  auto d = ReadDoc<identity::Invitation>(store, identity::InvitationKey(docs.box),
-                                         identity::ParseInvitation);
-  if (d.parsed) {
-    d.status = identity::VerifyInvitation(*d.parsed, settings.enrollment_public_key, docs.box,
-                                          Record(docs).digest, now);
-  }
+  auto d = protocol::ReadDoc<identity::Invitation>(Reader(store), identity::InvitationKey(docs.box),
+                                                   identity::ParseInvitation);
+  protocol::CheckInvitation(&d, settings.enrollment_public_key, docs.box, Record(docs).digest, now);
   return d;
 }
 
 DocState<identity::Enrollment> ReadEnrollment(Store& store, const BoxDocs& docs,
                                               const EnrollerSettings& settings) {
-  auto d = ReadDoc<identity::Enrollment>(store, identity::EnrollmentKey(docs.box),
-                                         identity::ParseEnrollment);
-  if (d.parsed) {
-    identity::EnrollmentBinding binding;
-    binding.box = docs.box;
-    binding.record_digest = Record(docs).digest;
-    d.status = identity::VerifyEnrollment(*d.parsed, settings.enrollment_public_key, binding);
-  }
+  auto d = protocol::ReadDoc<identity::Enrollment>(Reader(store), identity::EnrollmentKey(docs.box),
+                                                   identity::ParseEnrollment);
+  protocol::CheckEnrollment(
+      &d, settings.enrollment_public_key,
+      identity::EnrollmentBinding{docs.box, Record(docs).digest, std::nullopt, std::nullopt});
   return d;
 }
 
 DocState<identity::Retirement> ReadRetirement(Store& store, const BoxDocs& docs,
                                               const EnrollerSettings& settings) {
-  auto d = ReadDoc<identity::Retirement>(store, identity::RetiredKey(docs.box),
-                                         identity::ParseRetirement);
-  if (d.parsed) {
-    d.status = identity::VerifyRetirement(*d.parsed, settings.enrollment_public_key, docs.box,
-                                          std::string_view(Record(docs).digest));
-  }
+  auto d = protocol::ReadDoc<identity::Retirement>(Reader(store), identity::RetiredKey(docs.box),
+                                                   identity::ParseRetirement);
+  std::optional<std::string_view> record_digest;
+  if (docs.record.parsed) record_digest = docs.record.parsed->digest;
+  protocol::CheckRetirement(&d, settings.enrollment_public_key, docs.box, record_digest);
   return d;
 }
 

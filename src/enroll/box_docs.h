@@ -8,12 +8,12 @@
 // written by one thread.
 #pragma once
 
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "enroll/fleet.h"
 #include "enroll/settings.h"
@@ -22,29 +22,14 @@
 #include "identity/invitation.h"
 #include "identity/retirement.h"
 #include "identity/status_report.h"
+#include "protocol/documents.h"
 #include "store/store.h"
 
 namespace carlos::enroll {
 
-// One document of the box.
+// One document of the box: the protocol's one type (protocol/documents.h).
 template <typename T>
-struct DocState {
-  // The key was listed in this pass (or, after a Get, exists).
-  bool present = false;
-  // A Get was made (present documents a pass does not need are not read).
-  bool read = false;
-  // The parsed document, when it was read and parsed.
-  std::optional<identity::Parsed<T>> parsed;
-  // The store's version tag of what was read (for compare-and-swap).
-  std::string version;
-  // OK when read, parsed and verified; otherwise the store's error
-  // (kUnavailable, ...) or the refusal (kCorrupt, identity/refusal.h).
-  Status status;
-
-  bool valid() const { return read && parsed.has_value() && status.ok(); }
-  // True when reading failed in the store (not a refusal of the document).
-  bool store_error() const { return read && !status.ok() && status.code() != Code::kCorrupt; }
-};
+using DocState = protocol::DocState<T>;
 
 struct BoxDocs {
   std::string box;
@@ -68,7 +53,7 @@ struct BoxDocs {
   // published, or "": a box an edges file names is referenced (DESIGN.md,
   // "The deployment store"). The edges file names its writer, and only a
   // box that hosted under this label writes one; whether it verifies does
-  // not matter (the box itself counts it either way, host/joinmode.h), and
+  // not matter (the stage counts it either way, protocol/stage.h), and
   // reading only the listing keeps this, like the box's own check, free.
   std::optional<std::string> referenced_by;
 };
@@ -102,8 +87,9 @@ class RecordChecker {
   Result Compute(std::string_view box, const identity::Parsed<identity::IdentityRecord>& parsed);
 
   const EnrollerSettings* settings_;
-  std::mutex mu_;
-  std::unordered_map<std::string, Result> cache_;  // "<box> <digest>" -> result.
+  Mutex mu_;
+  // "<box> <digest>" -> result.
+  std::unordered_map<std::string, Result> cache_ CARLOS_GUARDED_BY(mu_);
 };
 
 // Reads `box`'s documents (those `fleet` lists, to `depth`) and verifies

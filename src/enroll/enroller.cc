@@ -210,8 +210,8 @@ Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::
         fmt::format("invitation {}, expires {}", digest, FormatRfc3339(inv.expires_at));
     if (forced) {
       o.line = fmt::format(
-          "enroll: {}: invited although it is referenced ({} is published), as "
-          "--force asks ({})",
+          "enroll: {}: invited although it is referenced ({} is published), as asked by hand "
+          "({})",
           docs.box, docs.referenced_by.value_or("an edges file"), what);
     } else if (replace) {
       o.line = fmt::format("enroll: {}: invited again ({}), because {}", docs.box, what, why_again);
@@ -334,11 +334,38 @@ Status Enroller::Invite(std::string_view box, bool force) {
       }
       return OkStatus();
     case VerdictKind::kNothing:
-      return PreconditionFailed(fmt::format("{} is already enrolled: it needs no invitation", box));
+      return Readmit(std::move(docs));
     case VerdictKind::kError:
       return Unavailable(fmt::format("{}: {}", box, v.detail));
   }
   return Internal("unreachable");
+}
+
+Status Enroller::Readmit(BoxDocs docs) {
+  // Re-admission (docs/protocol.md, "Re-admission of an enrolled box whose
+  // guard is lost"): withdraw the enrollment, then invite afresh.
+  const std::string& box = docs.box;
+  const std::string key = identity::EnrollmentKey(box);
+  const std::string withdrawn = docs.enrollment.parsed ? docs.enrollment.parsed->digest : "";
+  if (Status st = store_->Delete(key); !st.ok()) {
+    return Unavailable(
+        fmt::format("{}: its enrollment {} was not withdrawn: {}; it stays enrolled, run again",
+                    box, key, st.message()));
+  }
+  if (logf_) {
+    logf_(fmt::format(
+        "enroll: {}: its enrollment {} is withdrawn, to invite it again (it stops hosting at its "
+        "next check if it was; it hosts again once root re-arms its guard and it is enrolled)",
+        box, withdrawn));
+  }
+  docs.enrollment = DocState<identity::Enrollment>{};
+  docs.invitation = ReadInvitation(*store_, docs, settings_, clock_->Now());
+  if (docs.invitation.store_error()) return Unavailable(docs.invitation.status.message());
+  const bool referenced = docs.referenced_by && !docs.referenced_by->empty();
+  Outcome o = WriteInvitation(docs, docs.invitation.present,
+                              "it was enrolled and is invited again by hand", referenced);
+  Log(o);
+  return o.reason == "store" ? Unavailable(o.line) : OkStatus();
 }
 
 Status Enroller::Enroll(std::string_view box) {
@@ -439,9 +466,11 @@ StatusOr<std::vector<BoxRow>> Enroller::List(const std::optional<std::string>& r
     rows.push_back(MakeRow(b, Decide(b, settings_, fleet.now), fleet.now));
   }
   if (!region) {
+    // Labels with documents but no record: read as every other box, so that
+    // the stage is the box's own (a retirement of the label comes first).
     for (const std::string& box : fleet.listing.Unrecorded()) {
-      BoxDocs b;
-      b.box = box;
+      BoxDocs b = ReadBoxDocs(*store_, fleet.listing, box, settings_, checker_, fleet.now,
+                              ReadDepth::kEverything);
       rows.push_back(MakeRow(b, Decide(b, settings_, fleet.now), fleet.now));
     }
   }

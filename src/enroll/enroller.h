@@ -86,9 +86,12 @@ class Enroller {
   // `force` invites a referenced box anyway (and says so, in the log and in
   // the invitation's `forced` field), but overrides nothing else. OK when
   // the box is invited afterwards (also when it already was, or when another
-  // enroller's invitation won the race). Errors: kNotFound without an
-  // identity record; kPreconditionFailed naming the refusal ("web-1 is
-  // refused: referenced: ...") or that it is already enrolled; store errors.
+  // enroller's invitation won the race). An enrolled box is re-admitted
+  // (docs/protocol.md, "Re-admission of an enrolled box whose guard is
+  // lost"): its enrollment is withdrawn, then it is invited afresh. Errors:
+  // kNotFound without an identity record; kPreconditionFailed naming the
+  // refusal ("web-1 is refused: referenced: ..."); kUnavailable for store
+  // errors (the message says what was and was not written).
   Status Invite(std::string_view box, bool force);
 
   // Enrolls `box` by hand, with the checks of automatic enrollment. OK when
@@ -122,6 +125,8 @@ class Enroller {
   Outcome WriteInvitation(const BoxDocs& docs, bool replace, const std::string& why_again,
                           bool forced);
   Outcome WriteEnrollment(const BoxDocs& docs);
+  // Invite's re-admission of the enrolled box `docs`.
+  Status Readmit(BoxDocs docs);
   // Logs `outcome` (once per (box, reason) for refusals and waits).
   void Log(const Outcome& outcome);
   // The single-box part of Invite and Enroll: reads the fleet focused on

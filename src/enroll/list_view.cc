@@ -16,8 +16,8 @@ BoxRow MakeRow(const BoxDocs& docs, const Verdict& verdict, SystemTime now) {
     row.region = docs.record.parsed->doc.region;
     row.instance_id = docs.record.parsed->doc.instance_id;
   }
-  StatusOr<Stage> stage = StoreStage(docs);
-  row.stage = stage.ok() ? std::string(StageName(*stage)) : "unknown";
+  StatusOr<protocol::Stage> stage = StoreStage(docs);
+  row.stage = stage.ok() ? std::string(protocol::StageName(*stage)) : "unknown";
   if (docs.report.valid()) {
     const identity::StatusReport& r = docs.report.parsed->doc;
     row.reported_at = r.reported_at;

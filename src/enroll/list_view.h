@@ -19,7 +19,7 @@ namespace carlos::enroll {
 struct BoxRow {
   std::string box;          // The label.
   std::string region;       // From the identity record; "" when unrecorded or refused.
-  std::string stage;        // host/mode.h StageName, or "unknown" (a store error).
+  std::string stage;        // protocol/mode.h StageName, or "unknown" (a store error).
   std::string instance_id;  // From the identity record.
   // The latest status report's time and age by the enroller's clock, when
   // one verifies.

@@ -9,8 +9,8 @@
 
 #include "base/files.h"
 #include "base/strings.h"
-#include "host/duration.h"
-#include "host/timings.h"
+#include "protocol/settings.h"
+#include "protocol/timings.h"
 
 namespace carlos::enroll {
 
@@ -27,17 +27,6 @@ StatusOr<std::string> ReadCertificate(const std::string& path) {
     return InvalidArgument(path + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
   }
   return pem;
-}
-
-// Parses a Go duration setting into `*out` when it is set.
-Status ApplyDuration(const Getenv& getenv, const char* name, Milliseconds* out) {
-  std::string v = TrimSpace(getenv(name));
-  if (v.empty()) return OkStatus();
-  StatusOr<std::chrono::nanoseconds> d = ParseDuration(v);
-  if (!d.ok()) return d.status().Annotate(name);
-  if (d->count() < 0) return InvalidArgument(std::string(name) + ": " + v + " is negative");
-  *out = std::chrono::duration_cast<Milliseconds>(*d);
-  return OkStatus();
 }
 
 }  // namespace
@@ -76,7 +65,7 @@ StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
   EnrollerSettings s;
 
   std::string key_path = TrimSpace(getenv("CARLOS_ENROLLMENT_KEY"));
-  std::string pub_text = TrimSpace(getenv("CARLOS_ENROLLMENT_PUBKEY"));
+  std::string pub_text = TrimSpace(getenv(protocol::kEnrollmentPubkeyVar));
   if (!key_path.empty()) {
     StatusOr<identity::PrivateKey> key = identity::LoadPrivateKeyFile(key_path);
     if (!key.ok()) return key.status().Annotate("CARLOS_ENROLLMENT_KEY");
@@ -88,8 +77,8 @@ StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
         "keygen --out)");
   }
   if (!pub_text.empty()) {
-    StatusOr<identity::PublicKey> pub = identity::PublicKey::Parse(pub_text);
-    if (!pub.ok()) return pub.status().Annotate("CARLOS_ENROLLMENT_PUBKEY");
+    StatusOr<identity::PublicKey> pub = protocol::EnrollmentPublicKeyFromEnv(getenv);
+    if (!pub.ok()) return pub.status();
     if (s.enrollment_key && !(*pub == s.enrollment_public_key)) {
       return InvalidArgument("CARLOS_ENROLLMENT_PUBKEY is " + pub->ToString() +
                              ", but the key in CARLOS_ENROLLMENT_KEY is " +
@@ -129,12 +118,12 @@ StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
     s.floor_release = floor;
   }
 
-  StatusOr<Timings> timings = TimingsFromEnv(getenv);
+  StatusOr<protocol::Timings> timings = protocol::TimingsFromEnv(getenv);
   if (!timings.ok()) return timings.status();
   s.every = timings->join_every;
   s.report_freshness = timings->report_freshness;
   s.invitation_lifetime = timings->invitation_lifetime;
-  CARLOS_RETURN_IF_ERROR(ApplyDuration(getenv, "CARLOS_REPORT_CLOCK_SKEW", &s.report_clock_skew));
+  s.report_clock_skew = timings->report_clock_skew;
 
   std::string workers = TrimSpace(getenv("CARLOS_ENROLL_WORKERS"));
   if (!workers.empty()) {

@@ -24,7 +24,7 @@
 //   CARLOS_FLOOR_RELEASE       the guard policy's floor release written into
 //                              new invitations ("" = none)
 //   CARLOS_JOIN_EVERY, CARLOS_REPORT_FRESHNESS, CARLOS_INVITATION_LIFETIME
-//                              (host/timings.h), CARLOS_REPORT_CLOCK_SKEW
+//                              (protocol/timings.h), CARLOS_REPORT_CLOCK_SKEW
 //                              (Go duration, default 30s), CARLOS_ENROLL_WORKERS
 //                              (1-64, default 8)
 #pragma once

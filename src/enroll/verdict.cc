@@ -4,6 +4,8 @@
 
 #include "identity/refusal.h"
 #include "identity/store_keys.h"
+#include "protocol/documents.h"
+#include "protocol/guard_ready.h"
 
 namespace carlos::enroll {
 
@@ -49,14 +51,18 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
 
   const auto& retirement = docs.retirement;
   if (retirement.store_error()) return StoreError(retirement.status);
-  if (retirement.valid()) {
-    const identity::Retirement& r = retirement.parsed->doc;
-    std::string detail = fmt::format("it was retired at {}", FormatRfc3339(r.retired_at));
-    if (!r.reason.empty()) detail += fmt::format(" ({})", r.reason);
-    return Make(VerdictKind::kRefused, "retired", detail);
-  }
-  if (retirement.read) {
-    return Make(VerdictKind::kRefused, "retirement refused", retirement.status.message());
+  switch (protocol::RetirementEffectOf(retirement, /*record_parsed=*/true)) {
+    case protocol::RetirementEffect::kNone:
+    case protocol::RetirementEffect::kOfAnotherRecord:
+      break;
+    case protocol::RetirementEffect::kRetired: {
+      const identity::Retirement& r = retirement.parsed->doc;
+      std::string detail = fmt::format("it was retired at {}", FormatRfc3339(r.retired_at));
+      if (!r.reason.empty()) detail += fmt::format(" ({})", r.reason);
+      return Make(VerdictKind::kRefused, "retired", detail);
+    }
+    case protocol::RetirementEffect::kUnknown:
+      return Make(VerdictKind::kRefused, "retirement refused", retirement.status.message());
   }
 
   const auto& enrollment = docs.enrollment;
@@ -103,73 +109,21 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
 }
 
 Verdict CheckReport(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime now) {
-  const auto& report = docs.report;
-  const identity::IdentityRecord& rec = docs.record.parsed->doc;
-  const std::string& record_digest = docs.record.parsed->digest;
-  const std::string& invitation_digest = docs.invitation.parsed->digest;
-  if (!report.present) {
-    return Make(VerdictKind::kWaiting, "no report",
-                fmt::format("it is invited until {}; it has not published its guard-ready report "
-                            "({}) yet",
-                            FormatRfc3339(docs.invitation.parsed->doc.expires_at),
-                            identity::StatusKey(docs.box)));
+  protocol::GuardReadyCheck c =
+      protocol::CheckGuardReady(docs.report, *docs.record.parsed, *docs.invitation.parsed, now,
+                                settings.report_freshness, settings.report_clock_skew);
+  switch (c.readiness) {
+    case protocol::GuardReadiness::kReady:
+      return Make(VerdictKind::kEnroll, "", "");
+    case protocol::GuardReadiness::kStoreError:
+      return StoreError(docs.report.status);
+    case protocol::GuardReadiness::kWrongKey:
+      return Make(VerdictKind::kRefused, std::string(protocol::GuardReadinessName(c.readiness)),
+                  c.detail);
+    default:
+      return Make(VerdictKind::kWaiting, std::string(protocol::GuardReadinessName(c.readiness)),
+                  c.detail);
   }
-  if (report.store_error()) return StoreError(report.status);
-  if (IsRefusal(report.status, identity::Refusal::kWrongKey)) {
-    return Make(
-        VerdictKind::kRefused, "conflict",
-        fmt::format("{}; another machine publishes under this label", report.status.message()));
-  }
-  if (!report.valid())
-    return Make(VerdictKind::kWaiting, "report refused", report.status.message());
-  const identity::StatusReport& r = report.parsed->doc;
-  if (!r.guard) {
-    return Make(VerdictKind::kWaiting, "not guard-ready",
-                fmt::format("its status report (stage {}) carries no guard facts", r.stage));
-  }
-  auto age = std::chrono::duration_cast<Milliseconds>(now - r.reported_at);
-  if (age >= settings.report_freshness) {
-    return Make(VerdictKind::kWaiting, "report stale",
-                fmt::format("its guard-ready report is {} old (reported at {}); reportFreshness "
-                            "is {}",
-                            FormatDuration(age), FormatRfc3339(r.reported_at),
-                            FormatDuration(settings.report_freshness)));
-  }
-  if (-age > settings.report_clock_skew) {
-    return Make(VerdictKind::kWaiting, "report stale",
-                fmt::format("its guard-ready report is dated {} ahead of this enroller's clock "
-                            "(reported at {}); the clock skew allowed is {}",
-                            FormatDuration(-age), FormatRfc3339(r.reported_at),
-                            FormatDuration(settings.report_clock_skew)));
-  }
-  if (r.instance_id != rec.instance_id || r.region != rec.region) {
-    return Make(VerdictKind::kWaiting, "report mismatch",
-                fmt::format("its report names instance \"{}\" in {}, its record instance \"{}\" "
-                            "in {}",
-                            r.instance_id, r.region, rec.instance_id, rec.region));
-  }
-  const identity::GuardFacts& g = *r.guard;
-  if (!g.installed || !g.armed) {
-    std::string detail =
-        g.installed ? "its guard is installed, not armed" : "its guard is not installed";
-    if (g.why_not_armed) detail += ": " + *g.why_not_armed;
-    return Make(VerdictKind::kWaiting, "guard not armed", detail);
-  }
-  if (g.record_digest != record_digest) {
-    return Make(VerdictKind::kWaiting, "guard bound elsewhere",
-                fmt::format("its guard is bound to the record {}, not to its record {}",
-                            g.record_digest.value_or("(none)"), record_digest));
-  }
-  if (g.invitation_digest != invitation_digest) {
-    return Make(VerdictKind::kWaiting, "guard bound elsewhere",
-                fmt::format("its guard is bound to the invitation {}, not to its invitation {}",
-                            g.invitation_digest.value_or("(none)"), invitation_digest));
-  }
-  if (!g.guard_digest) {
-    return Make(VerdictKind::kWaiting, "not guard-ready",
-                "its report gives no guard digest for an armed guard");
-  }
-  return Make(VerdictKind::kEnroll, "", "");
 }
 
 }  // namespace carlos::enroll

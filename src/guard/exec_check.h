@@ -1,4 +1,4 @@
-// `carlos system guard-exec`'s decision (DESIGN.md, "The guard"; issue 6):
+// `carlos system guard-exec`'s decision (DESIGN.md, "The guard"):
 // whether the agent unit may start its command now.
 //
 //   guard not armed (absent, installed only, armed for another guard, or
@@ -39,7 +39,7 @@ struct ExecCheckDeps {
   // the guard is armed.
   std::function<StatusOr<std::unique_ptr<Store>>()> open_store;
   uid_t owner_uid = 0;  // Who must own the guard's files: root (0) in production.
-  std::string release;  // The running release (host/version.h Release()).
+  std::string release;  // The running release (protocol/version.h Release()).
 };
 
 struct ExecVerdict {

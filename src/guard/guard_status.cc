@@ -5,14 +5,11 @@
 
 #include "base/clock.h"
 #include "identity/store_keys.h"
+#include "protocol/settings.h"
 
 namespace carlos::guard {
 
-std::string JoinMarkerPath(const std::string& data_dir) {
-  return data_dir + "/system-join-requested";
-}
-
-nlohmann::json GuardStatusJson(const std::string& data_dir, const LocalGuard& local) {
+nlohmann::json GuardStatusJson(const std::string& data_dir, const protocol::LocalGuard& local) {
   nlohmann::json j = nlohmann::json::object();
   j["data_dir"] = data_dir;
   j["guard_dir"] = identity::GuardDir(data_dir);
@@ -37,7 +34,7 @@ nlohmann::json GuardStatusJson(const std::string& data_dir, const LocalGuard& lo
   if (!local.guard_refused.empty()) j["guard_refused"] = local.guard_refused;
   if (!local.armed_refused.empty()) j["armed_refused"] = local.armed_refused;
   struct stat st {};
-  if (::stat(JoinMarkerPath(data_dir).c_str(), &st) == 0) {
+  if (::stat(protocol::JoinMarkerPath(data_dir).c_str(), &st) == 0) {
     auto t = std::chrono::system_clock::time_point(std::chrono::seconds(st.st_mtim.tv_sec));
     j["join_requested_at"] = FormatRfc3339(t);
   }

@@ -1,5 +1,5 @@
 // `carlos system guard-status [--json]`: the guard's facts on this box, as
-// root (and guard-exec) read them (guard/local_guard.h), for an operator.
+// root (and guard-exec) read them (protocol/local_guard.h), for an operator.
 // Reads only the box's own disk, never the store.
 //
 // Thread-safety: plain functions over values.
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "guard/local_guard.h"
+#include "protocol/local_guard.h"
 
 namespace carlos::guard {
 
@@ -20,13 +20,9 @@ namespace carlos::guard {
 //    "guard_refused"?, "armed_refused"?, "join_requested_at"? (the marker's
 //    modification time)}
 // Absent facts are left out. Times are RFC 3339 UTC.
-nlohmann::json GuardStatusJson(const std::string& data_dir, const LocalGuard& local);
+nlohmann::json GuardStatusJson(const std::string& data_dir, const protocol::LocalGuard& local);
 
 // The same facts, one "name: value" per line, for a person.
 std::string GuardStatusText(const nlohmann::json& facts);
-
-// The join marker's path: <data_dir>/system-join-requested (the seed's
-// joinRequestMarker).
-std::string JoinMarkerPath(const std::string& data_dir);
 
 }  // namespace carlos::guard

@@ -7,8 +7,7 @@
 
 #include "base/files.h"
 #include "guard/crash_point.h"
-#include "guard/local_guard.h"
-#include "host/version.h"
+#include "guard/guard_dir.h"
 #include "identity/guard_files.h"
 #include "identity/identity_record.h"
 #include "identity/invitation.h"
@@ -16,6 +15,11 @@
 #include "identity/refusal.h"
 #include "identity/retirement.h"
 #include "identity/store_keys.h"
+#include "protocol/documents.h"
+#include "protocol/label.h"
+#include "protocol/local_guard.h"
+#include "protocol/settings.h"
+#include "protocol/version.h"
 
 namespace carlos::guard {
 
@@ -25,17 +29,20 @@ using identity::Refusal;
 
 // `st` with "; <todo>" appended: every failure says what to do.
 Status With(const Status& st, std::string_view todo) {
-  return Status(st.code(), fmt::format("{}; {}", st.message(), todo));
+  return st.WithMessage(fmt::format("{}; {}", st.message(), todo));
 }
 
-// A store read: the object's bytes, nullopt when the key does not exist.
-StatusOr<std::optional<std::string>> ReadKey(Store& store, const std::string& key) {
-  auto obj = store.Get(key);
-  if (obj.ok()) return std::optional<std::string>(std::move(obj->data));
-  if (obj.status().code() == Code::kNotFound) return std::optional<std::string>();
+// Reads one of the box's documents (protocol::ReadDoc). A store that could
+// not say is an error that names the store and what to check; a refusal is
+// left in the DocState for the caller.
+template <typename T, typename ParseFn>
+StatusOr<protocol::DocState<T>> Read(Store& store, const std::string& key, ParseFn parse) {
+  protocol::DocState<T> d = protocol::ReadDoc<T>(
+      [&store](const std::string& k) { return store.GetIfExists(k); }, key, parse);
+  if (!d.store_error()) return d;
   return With(
-      Status(obj.status().code(), fmt::format("the deployment store ({}) could not be read: {}: {}",
-                                              store.Describe(), key, obj.status().message())),
+      d.status.WithMessage(fmt::format("the deployment store ({}) could not be read: {}: {}",
+                                       store.Describe(), key, d.status.message())),
       "check CARLOS_DEPLOYMENT_BUCKET/CARLOS_DEPLOYMENT_DIR, the credentials and the "
       "network, then run again");
 }
@@ -106,7 +113,7 @@ StatusOr<Placement> CheckPlacement(const JoinDeps& deps, const ImdsView& imds,
 }
 
 // Removes armed.json (disarming) when it names `guard_digest`.
-Status Disarm(const JoinDeps& deps, const std::string& data_dir, const LocalGuard& local,
+Status Disarm(const JoinDeps& deps, const std::string& data_dir, const protocol::LocalGuard& local,
               const std::string& guard_digest) {
   if (!local.armed.has_value() || local.armed->doc.guard_digest != guard_digest) {
     return OkStatus();
@@ -124,18 +131,8 @@ StatusOr<JoinOutcome> Join(const JoinDeps& deps) {
   const SystemTime now = deps.clock->Now();
 
   // 1. The deployment's key, the box's key, the label, IMDS.
-  std::string key_text = EnvOr(deps.getenv, "CARLOS_ENROLLMENT_PUBKEY", "");
-  if (key_text.empty()) {
-    return InvalidArgument(
-        "CARLOS_ENROLLMENT_PUBKEY is not set; set it in /etc/carlos/host.env to the deployment's "
-        "enrollment public key (ed25519:...)");
-  }
-  auto enrollment_key = identity::PublicKey::Parse(key_text);
-  if (!enrollment_key.ok()) {
-    return With(enrollment_key.status().Annotate("CARLOS_ENROLLMENT_PUBKEY"),
-                "set it in /etc/carlos/host.env to the deployment's enrollment public key "
-                "(ed25519:...)");
-  }
+  CARLOS_ASSIGN_OR_RETURN(identity::PublicKey enrollment_key,
+                          protocol::EnrollmentPublicKeyFromEnv(deps.getenv));
   auto box_key = identity::LoadPrivateKeyFile(identity::BoxKeyPath(data_dir));
   if (!box_key.ok()) {
     if (box_key.status().code() == Code::kNotFound) {
@@ -146,7 +143,7 @@ StatusOr<JoinOutcome> Join(const JoinDeps& deps) {
     return With(box_key.status().Annotate("the box key cannot be used"),
                 "an operator must look at it; it is never replaced automatically");
   }
-  auto box = BoxLabel(deps.getenv, deps.group_label, deps.host_name);
+  auto box = protocol::BoxLabel(deps.getenv, deps.group_label, deps.host_name);
   if (!box.ok()) return box.status().Annotate("the box label cannot be made");
   auto imds = deps.imds();
   if (!imds.ok()) {
@@ -157,74 +154,67 @@ StatusOr<JoinOutcome> Join(const JoinDeps& deps) {
 
   // 2. The identity record.
   const std::string record_key = identity::RecordKey(*box);
-  CARLOS_ASSIGN_OR_RETURN(auto record_bytes, ReadKey(*deps.store, record_key));
-  if (!record_bytes.has_value()) {
+  CARLOS_ASSIGN_OR_RETURN(auto record, Read<identity::IdentityRecord>(
+                                           *deps.store, record_key, identity::ParseIdentityRecord));
+  if (!record.present) {
     return NotFound(fmt::format(
         "{} has no identity record yet ({} in {}); the agent writes it once it runs: check "
         "carlos-edge.service (journalctl -u carlos-edge) and run again",
         *box, record_key, deps.store->Describe()));
   }
-  auto record = identity::ParseIdentityRecord(*record_bytes);
-  if (!record.ok()) {
-    return With(record.status(), "an operator must retire or remove that record");
-  }
-  if (Status st = identity::VerifyIdentityRecord(*record, *box); !st.ok()) {
-    return With(st, "an operator must retire or remove that record");
-  }
-  if (!(record->doc.public_key == box_key->public_key())) {
+  protocol::CheckRecord(&record, *box);
+  if (!record.valid()) return With(record.status, "an operator must retire or remove that record");
+  if (!(record.parsed->doc.public_key == box_key->public_key())) {
     return With(identity::Refuse(
                     Refusal::kWrongKey, "the identity record " + record_key,
                     fmt::format("key mismatch: it holds {}, this box's key ({}) is {}",
-                                record->doc.public_key.ToString(), identity::BoxKeyPath(data_dir),
-                                box_key->public_key().ToString())),
+                                record.parsed->doc.public_key.ToString(),
+                                identity::BoxKeyPath(data_dir), box_key->public_key().ToString())),
                 "another box holds this label (a conflict): give this box another "
                 "CARLOS_BOX_LABEL, or retire the other record");
   }
-  CARLOS_ASSIGN_OR_RETURN(Placement placement,
-                          CheckPlacement(deps, *imds, record->doc, record_key));
+  const identity::Parsed<identity::IdentityRecord>& rec = *record.parsed;
+  CARLOS_ASSIGN_OR_RETURN(Placement placement, CheckPlacement(deps, *imds, rec.doc, record_key));
 
-  // 3. A retired box is never armed again under this record.
-  CARLOS_ASSIGN_OR_RETURN(auto retired_bytes, ReadKey(*deps.store, identity::RetiredKey(*box)));
-  if (retired_bytes.has_value()) {
-    auto retirement = identity::ParseRetirement(*retired_bytes);
-    Status st = retirement.ok()
-                    ? identity::VerifyRetirement(*retirement, *enrollment_key, *box, record->digest)
-                    : retirement.status();
-    if (st.ok()) {
+  // 3. A retired box is never armed again under this record (the
+  // retirement rule, protocol/documents.h).
+  CARLOS_ASSIGN_OR_RETURN(auto retirement,
+                          Read<identity::Retirement>(*deps.store, identity::RetiredKey(*box),
+                                                     identity::ParseRetirement));
+  protocol::CheckRetirement(&retirement, enrollment_key, *box, rec.digest);
+  switch (protocol::RetirementEffectOf(retirement, /*record_parsed=*/true)) {
+    case protocol::RetirementEffect::kNone:
+    case protocol::RetirementEffect::kOfAnotherRecord:
+      break;
+    case protocol::RetirementEffect::kRetired:
       return identity::Refuse(
           Refusal::kMismatch, fmt::format("{} ({})", *box, identity::RetiredKey(*box)),
           fmt::format("the box is retired ({}); it is never armed again under this record: start "
                       "it with a fresh data dir to join as a new box",
-                      retirement->doc.reason));
-    }
-    if (identity::RefusalOf(st) != Refusal::kBoundToAnotherDigest) {
-      return With(st, "a retirement that cannot be verified is not ignored: fix the store");
-    }
-    // A retirement of an earlier record under the same label does not
-    // concern this one.
+                      retirement.parsed->doc.reason));
+    case protocol::RetirementEffect::kUnknown:
+      return With(retirement.status,
+                  "a retirement that cannot be verified is not ignored: fix the store");
   }
 
   // 4. The invitation.
   const std::string invitation_key = identity::InvitationKey(*box);
-  CARLOS_ASSIGN_OR_RETURN(auto invitation_bytes, ReadKey(*deps.store, invitation_key));
-  if (!invitation_bytes.has_value()) {
+  CARLOS_ASSIGN_OR_RETURN(auto invitation, Read<identity::Invitation>(*deps.store, invitation_key,
+                                                                      identity::ParseInvitation));
+  if (!invitation.present) {
     return NotFound(fmt::format(
         "{} is not invited ({} is absent in {}); the guard is armed only for an invitation: "
         "invite it (carlos boxes invite {}) or let auto-enroll do it, then run again",
         *box, invitation_key, deps.store->Describe(), *box));
   }
-  auto invitation = identity::ParseInvitation(*invitation_bytes);
-  if (!invitation.ok()) return With(invitation.status(), InvitationTodo(invitation.status(), *box));
-  if (Status st =
-          identity::VerifyInvitation(*invitation, *enrollment_key, *box, record->digest, now);
-      !st.ok()) {
-    return With(st, InvitationTodo(st, *box));
-  }
-  if (invitation->doc.region != record->doc.region) {
+  protocol::CheckInvitation(&invitation, enrollment_key, *box, rec.digest, now);
+  if (!invitation.valid()) return With(invitation.status, InvitationTodo(invitation.status, *box));
+  const identity::Parsed<identity::Invitation>& inv = *invitation.parsed;
+  if (inv.doc.region != rec.doc.region) {
     return With(identity::Refuse(Refusal::kMismatch, "the invitation " + invitation_key,
                                  fmt::format("it invites the box into region {}, its record "
                                              "names region {}",
-                                             invitation->doc.region, record->doc.region)),
+                                             inv.doc.region, rec.doc.region)),
                 InvitationTodo(Status(), *box));
   }
 
@@ -238,15 +228,16 @@ StatusOr<JoinOutcome> Join(const JoinDeps& deps) {
   if (Status st = RemoveStaleTemporaries(data_dir); !st.ok()) {
     return With(st, "fix the guard directory and run again");
   }
-  CARLOS_ASSIGN_OR_RETURN(LocalGuard local, ReadLocalGuard(data_dir, deps.owner_uid));
+  CARLOS_ASSIGN_OR_RETURN(protocol::LocalGuard local,
+                          protocol::ReadLocalGuard(data_dir, deps.owner_uid));
 
   identity::GuardFile want;
   want.box = *box;
   want.instance_id = placement.instance_id;
   want.region = placement.region;
-  want.record_digest = record->digest;
-  want.invitation_digest = invitation->digest;
-  want.policy.floor_release = invitation->doc.floor_release;
+  want.record_digest = rec.digest;
+  want.invitation_digest = inv.digest;
+  want.policy.floor_release = inv.doc.floor_release;
   want.installed_at = now;
   if (local.guard.has_value()) {
     // The same binding keeps its installed_at, so that a second run
@@ -264,7 +255,7 @@ StatusOr<JoinOutcome> Join(const JoinDeps& deps) {
   }
   JoinOutcome out;
   out.box = *box;
-  out.invitation_digest = invitation->digest;
+  out.invitation_digest = inv.digest;
   auto parsed_guard = identity::ParseGuardFile(*guard_bytes);
   if (!parsed_guard.ok()) return parsed_guard.status().Annotate("the guard just encoded");
   out.guard_digest = parsed_guard->digest;
@@ -281,7 +272,7 @@ StatusOr<JoinOutcome> Join(const JoinDeps& deps) {
 
   // 6. Arm, once the policy holds.
   if (want.policy.floor_release.has_value() &&
-      CompareReleases(deps.release, *want.policy.floor_release) < 0) {
+      protocol::CompareReleases(deps.release, *want.policy.floor_release) < 0) {
     if (Status st = Disarm(deps, data_dir, local, out.guard_digest); !st.ok()) {
       return With(st.Annotate("the guard could not be disarmed"), "fix the data dir and run again");
     }

@@ -1,5 +1,5 @@
 // `carlos system join`: root installs and arms this box's guard (DESIGN.md,
-// "The guard"; issue 6). The agent never writes the guard; it only asks, by
+// "The guard"). The agent never writes the guard; it only asks, by
 // touching $CARLOS_DATA_DIR/system-join-requested, which
 // carlos-system-join.path turns into a run of carlos-system-join.service.
 //
@@ -27,7 +27,7 @@
 //      left byte for byte as it is (installed_at included); otherwise it is
 //      replaced with installed_at = now.
 //   6. ARMS it once the policy holds (the running release is at least the
-//      floor release, host/version.h CompareReleases): armed.json naming
+//      floor release, protocol/version.h CompareReleases): armed.json naming
 //      guard.json's digest, unless it already does. When the policy does not
 //      hold, an armed.json naming this guard is removed (the box must not
 //      host below its floor) and the run fails saying why.
@@ -46,8 +46,8 @@
 #include "base/env.h"
 #include "base/log.h"
 #include "base/status.h"
-#include "guard/box_label.h"
 #include "guard/imds_view.h"
+#include "protocol/label.h"
 #include "store/store.h"
 
 namespace carlos::guard {
@@ -58,12 +58,12 @@ struct JoinDeps {
                            // CARLOS_BOX_LABEL, CARLOS_BOX_REFERENCE, CARLOS_TEST_CRASH_AT.
   Clock* clock = nullptr;  // Invitation expiry; installed_at and armed_at.
   ReadImds imds;           // IMDS's instance id and region (or off).
-  GroupLabel group_label;  // Only called when CARLOS_BOX_REFERENCE=group.
-  HostName host_name;      // The box label's fallback.
-  Store* store = nullptr;  // The deployment store; must outlive the call.
-  Logf logf;               // RunJoin's one line.
-  uid_t owner_uid = 0;     // Who owns the guard's files: root (0) in production.
-  std::string release;     // The running release (host/version.h Release()).
+  protocol::GroupLabel group_label;  // Only called when CARLOS_BOX_REFERENCE=group.
+  protocol::HostName host_name;      // The box label's fallback.
+  Store* store = nullptr;            // The deployment store; must outlive the call.
+  Logf logf;                         // RunJoin's one line.
+  uid_t owner_uid = 0;               // Who owns the guard's files: root (0) in production.
+  std::string release;               // The running release (protocol/version.h Release()).
 };
 
 // What a successful run did.

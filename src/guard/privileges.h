@@ -1,4 +1,4 @@
-// Dropping root before guard-exec starts the agent (issue 6): the agent runs
+// Dropping root before guard-exec starts the agent: the agent runs
 // as the service user (`carlos`, CARLOS_SERVICE_USER), never as root.
 //
 // The packaged carlos-edge.service starts guard-exec as that user already

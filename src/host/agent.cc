@@ -2,30 +2,31 @@
 
 #include <sys/stat.h>
 
-#include <mutex>
 #include <optional>
 
 #include "base/files.h"
+#include "base/mutex.h"
 #include "base/strings.h"
-#include "guard/state.h"
 #include "host/entry.h"
 #include "host/gate.h"
 #include "host/hosting.h"
 #include "host/joining.h"
 #include "host/joinmode.h"
-#include "host/label.h"
 #include "host/record_loop.h"
-#include "host/timings.h"
-#include "host/version.h"
 #include "identity/edges_file.h"
 #include "identity/store_keys.h"
 #include "imds/group_reference.h"
 #include "imds/instance_identity.h"
 #include "lbhealth/listener.h"
+#include "protocol/label.h"
+#include "protocol/local_guard.h"
+#include "protocol/settings.h"
+#include "protocol/timings.h"
+#include "protocol/version.h"
 #include "status/report.h"
 #include "store/store.h"
 
-namespace carlos {
+namespace carlos::host {
 
 namespace {
 
@@ -39,7 +40,7 @@ struct Opened {
 
 class Agent {
  public:
-  Agent(const AgentFlags& flags, const AgentEnv& env, Timings timings)
+  Agent(const AgentFlags& flags, const AgentEnv& env, protocol::Timings timings)
       : flags_(flags),
         env_(env),
         timings_(timings),
@@ -47,15 +48,16 @@ class Agent {
         imds_(imds::ImdsOptionsFromEnv(env.getenv), env.clock) {}
 
   int Run() {
-    if (!host::GroupReferenced(env_.getenv)) {
-      StatusOr<std::string> label = BoxLabel(env_.getenv, SystemHostname());
+    if (!protocol::GroupReferenced(env_.getenv)) {
+      StatusOr<std::string> label =
+          protocol::BoxLabel(env_.getenv, nullptr, protocol::SystemHostName);
       if (!label.ok()) {
         env_.logf("agent: " + label.status().ToString());
         return 1;
       }
       label_ = *label;
     }
-    host::AgentEntry(
+    AgentEntry(
         env_.getenv, [this] { return ResolveGroup(); }, host::GroupReferenceBackoff, *env_.clock,
         env_.logf, *env_.stop, [this] { return Gate(); }, [this] { exit_code_ = Host(); });
     return exit_code_;
@@ -66,13 +68,17 @@ class Agent {
   StatusOr<std::string> ResolveGroup() {
     StatusOr<imds::GroupReference> ref = imds::ResolveGroupReference(imds_);
     if (!ref.ok()) return ref.status();
+    // The label is the protocol's rule over the group reference.
+    CARLOS_ASSIGN_OR_RETURN(
+        label_, protocol::BoxLabel(
+                    env_.getenv, [&ref]() -> StatusOr<std::string> { return ref->label; },
+                    protocol::SystemHostName));
     group_ = *ref;
-    label_ = ref->label;
     return ref->group + " (tag " + ref->tag + "; box label " + ref->label + ")";
   }
 
   bool Gate() {
-    carlos::Gate g;
+    host::Gate g;
     g.getenv = env_.getenv;
     g.open = [this]() -> StatusOr<std::shared_ptr<const ModeFacts>> {
       CARLOS_ASSIGN_OR_RETURN(opened_, Open());
@@ -80,9 +86,8 @@ class Agent {
       return std::shared_ptr<const ModeFacts>(opened_, &opened_->facts);
     };
     g.select = [](const ModeFacts& f) { return SelectMode(f); };
-    g.join = [this](std::shared_ptr<const ModeFacts>, const ModeDecision&, const Stop& stop) {
-      return Join(stop);
-    };
+    g.join = [this](std::shared_ptr<const ModeFacts>, const protocol::ModeDecision&,
+                    const Stop& stop) { return Join(stop); };
     g.wait = timings_.join_every;
     g.clock = env_.clock;
     g.logf = env_.logf;
@@ -92,14 +97,8 @@ class Agent {
   // Opens the store, the enrollment key and the box key.
   StatusOr<std::shared_ptr<Opened>> Open() {
     CARLOS_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenStore(env_.getenv));
-    std::string pub = TrimSpace(env_.getenv("CARLOS_ENROLLMENT_PUBKEY"));
-    if (pub.empty()) {
-      return InvalidArgument(
-          "CARLOS_ENROLLMENT_PUBKEY is not set: the box cannot check its invitation, enrollment "
-          "or retirement");
-    }
-    StatusOr<identity::PublicKey> enrollment_key = identity::PublicKey::Parse(pub);
-    if (!enrollment_key.ok()) return enrollment_key.status().Annotate("CARLOS_ENROLLMENT_PUBKEY");
+    CARLOS_ASSIGN_OR_RETURN(identity::PublicKey enrollment_key,
+                            protocol::EnrollmentPublicKeyFromEnv(env_.getenv));
     StatusOr<identity::PrivateKey> box_key = identity::LoadOrCreateBoxKey(data_dir_);
     if (!box_key.ok()) return box_key.status().Annotate("the box key");
     auto o = std::make_shared<Opened>(Opened{std::move(store), *box_key, {}});
@@ -109,20 +108,16 @@ class Agent {
     f.now = [clock = env_.clock] { return clock->Now(); };
     // A vanished directory store answers kUnavailable itself (DirStore), so
     // a read error here is always "cannot say", never "absent".
-    f.read = [store = o->store](const std::string& key) -> StatusOr<std::string> {
-      StatusOr<Object> obj = store->Get(key);
-      if (obj.ok()) return std::move(obj->data);
-      return obj.status();
-    };
-    f.guard = [dir = data_dir_] { return guard::ReadGuardState(dir); };
-    f.enrollment_key = *enrollment_key;
+    f.read = [store = o->store](const std::string& key) { return store->GetIfExists(key); };
+    f.guard = [dir = data_dir_] { return protocol::ReadLocalGuard(dir, /*owner_uid=*/0); };
+    f.enrollment_key = enrollment_key;
     f.box_key = o->box_key.public_key();
     return o;
   }
 
   // The instance identity, read from IMDS once it answers (cached).
   StatusOr<imds::InstanceIdentity> Instance() {
-    std::lock_guard<std::mutex> lock(instance_mu_);
+    MutexLock lock(&instance_mu_);
     if (instance_) return *instance_;
     CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity ii, imds::ReadInstanceIdentity(imds_));
     if (!ii.attested()) env_.logf("agent: this box is unattested: " + ii.unattested_reason);
@@ -136,42 +131,46 @@ class Agent {
     return region;
   }
 
-  StatusOr<identity::IdentityRecord> BuildRecord(const Opened& o) {
-    CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity ii, Instance());
-    identity::IdentityRecord r;
-    r.box = label_;
-    CARLOS_ASSIGN_OR_RETURN(r.region, Region(ii));
-    CARLOS_ASSIGN_OR_RETURN(r.machine_id,
+  // The box's facts, read once for both the record and the reports: the
+  // record names the same box, region, machine, instance and release as
+  // every report the box publishes.
+  StatusOr<status::Probes> Probes(imds::InstanceIdentity* ii = nullptr) {
+    CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity instance, Instance());
+    status::Probes p;
+    p.box = label_;
+    CARLOS_ASSIGN_OR_RETURN(p.region, Region(instance));
+    CARLOS_ASSIGN_OR_RETURN(p.machine_id,
                             status::ReadMachineId(status::MachineIdPath(env_.getenv)));
-    r.instance_id = ii.attested() ? ii.instance_id : "";
+    p.instance_id = instance.attested() ? instance.instance_id : "";
+    p.release = protocol::Release();
+    p.platform = protocol::Platform();
+    p.system_channel = TrimSpace(env_.getenv("CARLOS_SYSTEM_CHANNEL"));
+    if (ii) *ii = std::move(instance);
+    return p;
+  }
+
+  StatusOr<identity::IdentityRecord> BuildRecord(const Opened& o) {
+    imds::InstanceIdentity ii;
+    CARLOS_ASSIGN_OR_RETURN(status::Probes p, Probes(&ii));
+    identity::IdentityRecord r;
+    r.box = p.box;
+    r.region = p.region;
+    r.machine_id = p.machine_id;
+    r.instance_id = p.instance_id;
     if (group_) r.group_reference = group_->group;
-    r.release = Release();
-    r.platform = Platform();
+    r.release = p.release;
+    r.platform = p.platform;
     r.public_key = o.box_key.public_key();
     r.created_at = env_.clock->Now();
     if (ii.attested()) r.attestation = identity::InstanceAttestation{ii.document, ii.rsa2048};
     return r;
   }
 
-  StatusOr<status::Probes> Probes() {
-    CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity ii, Instance());
-    status::Probes p;
-    p.box = label_;
-    CARLOS_ASSIGN_OR_RETURN(p.region, Region(ii));
-    CARLOS_ASSIGN_OR_RETURN(p.machine_id,
-                            status::ReadMachineId(status::MachineIdPath(env_.getenv)));
-    p.instance_id = ii.attested() ? ii.instance_id : "";
-    p.release = Release();
-    p.platform = Platform();
-    p.system_channel = TrimSpace(env_.getenv("CARLOS_SYSTEM_CHANNEL"));
-    return p;
-  }
-
   // Publishes the status report with the guard's facts (the seed's
   // claimReport); `stage` "hosting" for a hosting box, else the guard's.
   Status Report(const Opened& o, bool hosting) {
     CARLOS_ASSIGN_OR_RETURN(status::Probes p, Probes());
-    CARLOS_ASSIGN_OR_RETURN(guard::GuardState g, guard::ReadGuardState(data_dir_));
+    CARLOS_ASSIGN_OR_RETURN(protocol::LocalGuard g, protocol::ReadLocalGuard(data_dir_, 0));
     std::string stage = hosting         ? "hosting"
                         : g.armed_now() ? "guard-ready"
                         : g.installed() ? "guard-installed"
@@ -181,7 +180,7 @@ class Agent {
   }
 
   Status RequestArm() {
-    return WriteFileAtomic(data_dir_ + "/" + std::string(kJoinRequestMarker),
+    return WriteFileAtomic(protocol::JoinMarkerPath(data_dir_),
                            FormatRfc3339Nano(env_.clock->Now()) + "\n", 0644);
   }
 
@@ -230,8 +229,7 @@ class Agent {
     }
     Hosting h;
     h.box = label_;
-    const bool joining_mode =
-        SwitchOn(env_.getenv, "CARLOS_HOST_CLAIM") && SwitchOn(env_.getenv, "CARLOS_REGION_HA");
+    const bool joining_mode = protocol::RegionHAJoining(env_.getenv);
     std::shared_ptr<Opened> o = opened_;
     if (!o) {
       // A switch is off: the gate opened nothing. Publish when the
@@ -268,21 +266,21 @@ class Agent {
 
   const AgentFlags flags_;
   const AgentEnv env_;
-  const Timings timings_;
+  const protocol::Timings timings_;
   const std::string data_dir_;
   imds::ImdsClient imds_;
   std::string label_;
   std::optional<imds::GroupReference> group_;
   std::shared_ptr<Opened> opened_;  // The gate's last open (gate thread only).
-  std::mutex instance_mu_;
-  std::optional<imds::InstanceIdentity> instance_;
+  Mutex instance_mu_;
+  std::optional<imds::InstanceIdentity> instance_ CARLOS_GUARDED_BY(instance_mu_);
   int exit_code_ = 0;
 };
 
 }  // namespace
 
 int RunAgent(const AgentFlags& flags, const AgentEnv& env) {
-  StatusOr<Timings> timings = TimingsFromEnv(env.getenv);
+  StatusOr<protocol::Timings> timings = protocol::TimingsFromEnv(env.getenv);
   if (!timings.ok()) {
     env.logf("agent: " + timings.status().ToString());
     return 2;
@@ -291,4 +289,4 @@ int RunAgent(const AgentFlags& flags, const AgentEnv& env) {
   return agent.Run();
 }
 
-}  // namespace carlos
+}  // namespace carlos::host

@@ -12,7 +12,7 @@
 #include "base/env.h"
 #include "base/log.h"
 
-namespace carlos {
+namespace carlos::host {
 
 // The agent's flags (the seed's edge.Run flags). Only -http is used by the
 // part of the agent this project builds (the health check listens there);
@@ -26,11 +26,6 @@ struct AgentFlags {
   std::string fallback;
   bool dev = false;
 };
-
-// The file root's `carlos system join` watches (carlos-system-join.path),
-// under the data dir: each arm request writes a new RFC 3339 (nano)
-// timestamp and a newline to it, mode 0644.
-inline constexpr std::string_view kJoinRequestMarker = "system-join-requested";
 
 // The process's effects.
 struct AgentEnv {
@@ -52,4 +47,4 @@ struct AgentEnv {
 // Every cause is logged on one line first.
 int RunAgent(const AgentFlags& flags, const AgentEnv& env);
 
-}  // namespace carlos
+}  // namespace carlos::host

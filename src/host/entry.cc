@@ -1,6 +1,7 @@
 #include "host/entry.h"
 
 #include "base/strings.h"
+#include "protocol/label.h"
 
 namespace carlos::host {
 
@@ -9,10 +10,6 @@ Milliseconds GroupReferenceBackoff(int n) {
   Milliseconds d = Seconds(1);
   for (; n > 1 && d < kMax; n--) d *= 2;
   return std::min(d, kMax);
-}
-
-bool GroupReferenced(const Getenv& getenv) {
-  return TrimSpace(getenv("CARLOS_BOX_REFERENCE")) == "group";
 }
 
 bool AwaitGroupReference(const Stop& stop, const GroupReferenceResolve& resolve,
@@ -36,7 +33,7 @@ bool AwaitGroupReference(const Stop& stop, const GroupReferenceResolve& resolve,
 void AgentEntry(const Getenv& getenv, const GroupReferenceResolve& resolve, const Backoff& backoff,
                 Clock& clock, const Logf& logf, const Stop& stop, const std::function<bool()>& gate,
                 const std::function<void()>& run) {
-  if (GroupReferenced(getenv)) {
+  if (protocol::GroupReferenced(getenv)) {
     if (!AwaitGroupReference(stop, resolve, backoff, clock, logf)) return;
   }
   if (!gate()) return;

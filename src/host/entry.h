@@ -21,10 +21,6 @@ namespace carlos::host {
 // DESIGN.md's timings table. n < 1 is taken as 1.
 Milliseconds GroupReferenceBackoff(int n);
 
-// True when CARLOS_BOX_REFERENCE is "group" (surrounding blanks ignored):
-// the box was launched by its region's group (DESIGN.md).
-bool GroupReferenced(const Getenv& getenv);
-
 // Reads the group reference once: the reference (what the log names) or
 // why it could not be read.
 using GroupReferenceResolve = std::function<StatusOr<std::string>()>;
@@ -42,7 +38,7 @@ using Backoff = std::function<Milliseconds(int n)>;
 bool AwaitGroupReference(const Stop& stop, const GroupReferenceResolve& resolve,
                          const Backoff& backoff, Clock& clock, const Logf& logf);
 
-// The seed's agentEntry: a group-referenced box (GroupReferenced) first
+// The seed's agentEntry: a group-referenced box (protocol::GroupReferenced) first
 // awaits its group reference, whatever CARLOS_HOST_CLAIM and
 // CARLOS_REGION_HA say, and returns without calling gate when `stop` ends
 // the wait; any other box resolves nothing. Then, if gate() says this

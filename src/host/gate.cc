@@ -2,12 +2,18 @@
 
 #include <string>
 
-namespace carlos {
+#include "base/check.h"
+#include "protocol/settings.h"
+
+namespace carlos::host {
 
 bool DecideAgentMode(const Gate& g, const Stop& stop) {
-  if (!SwitchOn(g.getenv, "CARLOS_HOST_CLAIM") || !SwitchOn(g.getenv, "CARLOS_REGION_HA")) {
+  CARLOS_CHECK(g.getenv, "DecideAgentMode requires getenv (host/gate.h)");
+  if (!protocol::RegionHAJoining(g.getenv)) {
     return true;
   }
+  CARLOS_CHECK(g.open && g.select && g.join && g.clock && g.logf,
+               "DecideAgentMode with region HA on requires every Gate field set (host/gate.h)");
   std::string last;
   // Logs `err` unless it is the last one logged, then waits; false when
   // `stop` was requested first.
@@ -21,18 +27,19 @@ bool DecideAgentMode(const Gate& g, const Stop& stop) {
   for (;;) {
     StatusOr<std::shared_ptr<const ModeFacts>> facts = g.open();
     if (!facts.ok()) {
-      if (!note(ModeUnknown("the deployment's stores and this box's guard", facts.status()))) {
+      if (!note(protocol::ModeUnknown("the deployment's stores and this box's guard",
+                                      facts.status()))) {
         return false;
       }
       continue;
     }
-    StatusOr<ModeDecision> d = g.select(**facts);
+    StatusOr<protocol::ModeDecision> d = g.select(**facts);
     if (!d.ok()) {
       if (!note(d.status())) return false;
       continue;
     }
-    if (d->mode == Mode::kHosting) return true;
-    g.logf("agent: " + d->box + " is joining (" + std::string(StageName(d->stage)) +
+    if (d->mode == protocol::Mode::kHosting) return true;
+    g.logf("agent: " + d->box + " is joining (" + std::string(protocol::StageName(d->stage)) +
            "): it hosts nothing until it is enrolled");
     Status st = g.join(*facts, *d, stop);
     if (!st.ok() && st.code() != Code::kCancelled) g.logf("agent: joining: " + st.ToString());
@@ -40,4 +47,4 @@ bool DecideAgentMode(const Gate& g, const Stop& stop) {
   }
 }
 
-}  // namespace carlos
+}  // namespace carlos::host

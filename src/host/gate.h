@@ -9,9 +9,9 @@
 #include "base/env.h"
 #include "base/log.h"
 #include "base/status.h"
-#include "host/mode.h"
+#include "protocol/mode.h"
 
-namespace carlos {
+namespace carlos::host {
 
 struct ModeFacts;  // host/joinmode.h
 
@@ -24,10 +24,10 @@ struct Gate {
   // An error is a mode that cannot be known yet (logged once, retried).
   std::function<StatusOr<std::shared_ptr<const ModeFacts>>()> open;
   // Selects the mode with the facts (SelectMode).
-  std::function<StatusOr<ModeDecision>(const ModeFacts& facts)> select;
+  std::function<StatusOr<protocol::ModeDecision>(const ModeFacts& facts)> select;
   // Joins until the box can host (OK: the process should end, so systemd
   // starts it again as the claim agent) or `stop` (kCancelled).
-  std::function<Status(std::shared_ptr<const ModeFacts> facts, const ModeDecision& first,
+  std::function<Status(std::shared_ptr<const ModeFacts> facts, const protocol::ModeDecision& first,
                        const Stop& stop)>
       join;
   // How long to wait before checking an unknown mode again (joinEvery).
@@ -51,4 +51,4 @@ struct Gate {
 // `stop` requested while waiting: false. Blocks the calling thread.
 bool DecideAgentMode(const Gate& g, const Stop& stop);
 
-}  // namespace carlos
+}  // namespace carlos::host

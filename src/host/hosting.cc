@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-namespace carlos {
+#include "base/check.h"
+
+namespace carlos::host {
 
 namespace {
 
@@ -27,6 +29,8 @@ void Drain(const Hosting& h) {
 }  // namespace
 
 Status RunHosting(const Hosting& h, const Stop& stop) {
+  CARLOS_CHECK(h.clock && h.logf && h.health,
+               "RunHosting requires clock, logf and health (host/hosting.h)");
   h.health->SetHosting(true);
   h.health->SetStage("hosting");
   h.logf("agent: " + h.box + " is hosting");
@@ -47,20 +51,20 @@ Status RunHosting(const Hosting& h, const Stop& stop) {
       next_report = now + h.report_every;
     }
     if (h.select && now >= next_check) {
-      StatusOr<ModeDecision> d = h.select();
+      StatusOr<protocol::ModeDecision> d = h.select();
       if (!d.ok()) {
         if (d.status().ToString() != check_err) {
           h.logf("agent: hosting: " + d.status().ToString() + "; checking again");
         }
         check_err = d.status().ToString();
-      } else if (d->mode != Mode::kHosting) {
+      } else if (d->mode != protocol::Mode::kHosting) {
         h.logf("agent: hosting: " + h.box +
-               " may no longer host: " + std::string(StageName(d->stage)) + " " + d->why +
+               " may no longer host: " + std::string(protocol::StageName(d->stage)) + " " + d->why +
                "; draining for " + FormatDuration(h.drain));
         Drain(h);
         h.logf("agent: hosting: drained; exiting to join again");
-        return PreconditionFailed(h.box +
-                                  " may no longer host: " + std::string(StageName(d->stage)));
+        return PreconditionFailed(
+            h.box + " may no longer host: " + std::string(protocol::StageName(d->stage)));
       } else {
         check_err.clear();
       }
@@ -77,4 +81,4 @@ Status RunHosting(const Hosting& h, const Stop& stop) {
   }
 }
 
-}  // namespace carlos
+}  // namespace carlos::host

@@ -11,17 +11,17 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/status.h"
-#include "host/mode.h"
 #include "lbhealth/health.h"
+#include "protocol/mode.h"
 
-namespace carlos {
+namespace carlos::host {
 
 // One hosting run's steps; production's come from the agent command.
 struct Hosting {
   std::string box;
   // Re-selects the mode (SelectMode); empty when a switch is off (no
   // joining mode exists, so nothing is re-checked).
-  std::function<StatusOr<ModeDecision>()> select;
+  std::function<StatusOr<protocol::ModeDecision>()> select;
   // Publishes the edges file (control/edges/<box>.json, signed with the box
   // key). Only hosting ever writes it. Empty: nothing is published.
   std::function<Status()> publish_edges;
@@ -59,4 +59,4 @@ struct Hosting {
 // Blocks the calling thread.
 Status RunHosting(const Hosting& h, const Stop& stop);
 
-}  // namespace carlos
+}  // namespace carlos::host

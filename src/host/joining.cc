@@ -4,7 +4,9 @@
 #include <string>
 #include <thread>
 
-namespace carlos {
+#include "base/check.h"
+
+namespace carlos::host {
 
 namespace {
 
@@ -27,6 +29,9 @@ class StopAndJoin {
 }  // namespace
 
 JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
+  CARLOS_CHECK(
+      j.select && j.serve && j.record && j.report && j.request_arm && j.clock && j.logf && j.health,
+      "RunJoining requires every Joining field set (host/joining.h)");
   j.health->SetHosting(false);
   j.health->SetStage("joining");
   // The helpers run until this run ends (`done`), which is at the latest
@@ -41,39 +46,39 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
   std::thread record([&] { j.record(done); });
   StopAndJoin cleanup(&done, &serve, &record);
 
-  ModeDecision last;
+  protocol::ModeDecision last;
   std::string last_err;
   std::optional<SystemTime> nudged;  // Never nudged: a nudge is due.
   for (;;) {
-    StatusOr<ModeDecision> d = j.select();
+    StatusOr<protocol::ModeDecision> d = j.select();
     SystemTime now = j.clock->Now();
     if (!d.ok()) {
       if (d.status().ToString() != last_err) {
         j.logf("agent: joining: " + d.status().ToString() + "; checking again");
         last_err = d.status().ToString();
       }
-    } else if (d->mode == Mode::kHosting) {
+    } else if (d->mode == protocol::Mode::kHosting) {
       j.logf("agent: joining: " + d->box +
              " is enrolled and its guard is armed; restarting as the claim agent");
       return {*d, OkStatus()};
     } else {
       last_err.clear();
       if (d->stage != last.stage || d->why != last.why) {
-        j.logf("agent: joining: " + d->box + ": " + std::string(StageName(d->stage)) + " " +
-               d->why);
-        j.health->SetStage("joining: " + std::string(StageName(d->stage)));
+        j.logf("agent: joining: " + d->box + ": " + std::string(protocol::StageName(d->stage)) +
+               " " + d->why);
+        j.health->SetStage("joining: " + std::string(protocol::StageName(d->stage)));
         nudged.reset();
       }
       last = *d;
       if (!nudged || now - *nudged >= j.nudge_every) {
         switch (d->stage) {
-          case Stage::kInvited:
+          case protocol::Stage::kInvited:
             if (Status st = j.request_arm(); !st.ok()) {
               j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
             }
             break;
-          case Stage::kGuardInstalled:
-          case Stage::kGuardReady:
+          case protocol::Stage::kGuardInstalled:
+          case protocol::Stage::kGuardReady:
             if (Status st = j.report(); !st.ok()) {
               j.logf("agent: joining: the guard-ready report was not published: " + st.ToString());
             }
@@ -90,4 +95,4 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
   }
 }
 
-}  // namespace carlos
+}  // namespace carlos::host

@@ -13,10 +13,10 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/status.h"
-#include "host/mode.h"
 #include "lbhealth/health.h"
+#include "protocol/mode.h"
 
-namespace carlos {
+namespace carlos::host {
 
 // One joining run's steps; production's are built by the agent command,
 // tests inject their own. Every function is called from RunJoining's thread
@@ -24,7 +24,7 @@ namespace carlos {
 struct Joining {
   // Selects the mode (SelectMode over this box's facts). An error is a mode
   // that cannot be known: logged once per distinct error, checked again.
-  std::function<StatusOr<ModeDecision>()> select;
+  std::function<StatusOr<protocol::ModeDecision>()> select;
   // Answers the load balancer until `stop` is requested; returns OK when it
   // stopped because of `stop`, an error when it could not serve (logged
   // once, the run goes on: the box still joins without it).
@@ -52,7 +52,7 @@ struct Joining {
 // (decision.mode is kHosting), or the last joining decision (kNone stage if
 // none was made) and kCancelled when `stop` was requested first.
 struct JoinOutcome {
-  ModeDecision decision;
+  protocol::ModeDecision decision;
   Status status;
 };
 
@@ -75,4 +75,4 @@ struct JoinOutcome {
 // Blocks the calling thread. Requires every field set.
 JoinOutcome RunJoining(const Joining& j, const Stop& stop);
 
-}  // namespace carlos
+}  // namespace carlos::host

@@ -1,8 +1,9 @@
 #include "host/record_loop.h"
 
+#include "base/check.h"
 #include "identity/store_keys.h"
 
-namespace carlos {
+namespace carlos::host {
 
 RecordResult TryRecordOnce(const RecordLoop& loop, const std::string& box, std::string* why) {
   const std::string key = identity::RecordKey(box);
@@ -49,6 +50,8 @@ RecordResult TryRecordOnce(const RecordLoop& loop, const std::string& box, std::
 }
 
 void RunRecordLoop(const RecordLoop& loop, const std::string& box, const Stop& stop) {
+  CARLOS_CHECK(loop.store && loop.box_key && loop.build && loop.backoff && loop.clock && loop.logf,
+               "RunRecordLoop requires every RecordLoop field set (host/record_loop.h)");
   const std::string key = identity::RecordKey(box);
   // Each distinct failure or conflict is logged once, whatever the wait.
   std::string last;
@@ -83,4 +86,4 @@ void RunRecordLoop(const RecordLoop& loop, const std::string& box, const Stop& s
   }
 }
 
-}  // namespace carlos
+}  // namespace carlos::host

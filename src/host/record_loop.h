@@ -15,7 +15,7 @@
 #include "identity/keys.h"
 #include "store/store.h"
 
-namespace carlos {
+namespace carlos::host {
 
 // The record loop's steps; production's come from the agent command.
 struct RecordLoop {
@@ -64,4 +64,4 @@ RecordResult TryRecordOnce(const RecordLoop& loop, const std::string& box, std::
 // Blocks the calling thread (the joining run starts it on its own).
 void RunRecordLoop(const RecordLoop& loop, const std::string& box, const Stop& stop);
 
-}  // namespace carlos
+}  // namespace carlos::host

@@ -175,9 +175,9 @@ Status VerifyInstanceIdentitySignature(std::string_view document, std::string_vi
   return OkStatus();
 }
 
-StatusOr<std::string> SignInstanceIdentityDocumentForTest(std::string_view document,
-                                                          std::string_view cert_pem,
-                                                          std::string_view key_pem) {
+StatusOr<std::string> SignInstanceIdentityDocumentAsEmulator(std::string_view document,
+                                                             std::string_view cert_pem,
+                                                             std::string_view key_pem) {
   CARLOS_ASSIGN_OR_RETURN(Owned<X509> cert, ReadCert(cert_pem));
   Owned<BIO> kbio = MemBio(key_pem);
   Owned<EVP_PKEY> key(kbio ? PEM_read_bio_PrivateKey(kbio.get(), nullptr, nullptr, nullptr)
@@ -208,7 +208,7 @@ StatusOr<std::string> SignInstanceIdentityDocumentForTest(std::string_view docum
   return wrapped;
 }
 
-StatusOr<TestCertificate> MakeSelfSignedRsa2048ForTest(std::string_view common_name) {
+StatusOr<EmulatorCertificate> MakeEmulatorCertificate(std::string_view common_name) {
   Owned<EVP_PKEY> key(EVP_RSA_gen(2048));
   if (!key) return Internal("RSA key generation: " + OpenSslError());
   Owned<X509> cert(X509_new());
@@ -232,7 +232,7 @@ StatusOr<TestCertificate> MakeSelfSignedRsa2048ForTest(std::string_view common_n
       PEM_write_bio_PrivateKey(kbio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
     return Internal("encoding the test certificate: " + OpenSslError());
   }
-  return TestCertificate{BioText(cbio.get()), BioText(kbio.get())};
+  return EmulatorCertificate{BioText(cbio.get()), BioText(kbio.get())};
 }
 
 }  // namespace carlos::identity

@@ -64,22 +64,22 @@ Status VerifyInstanceIdentitySignature(std::string_view document, std::string_vi
 // production trust): a DER PKCS #7 signed-data with the content embedded,
 // SHA-256, no certificates included, returned as base64 wrapped at 64
 // columns without armour, like IMDS's rsa2048. `cert_pem`/`key_pem` are the
-// signer's certificate and RSA private key (MakeSelfSignedRsa2048ForTest).
+// signer's certificate and RSA private key (MakeEmulatorCertificate).
 // Errors: kInvalidArgument when the PEMs do not parse or do not match;
 // kInternal when OpenSSL fails.
-StatusOr<std::string> SignInstanceIdentityDocumentForTest(std::string_view document,
-                                                          std::string_view cert_pem,
-                                                          std::string_view key_pem);
+StatusOr<std::string> SignInstanceIdentityDocumentAsEmulator(std::string_view document,
+                                                             std::string_view cert_pem,
+                                                             std::string_view key_pem);
 
 // A self-signed RSA-2048 certificate and its key, PEM, for tests and the
 // IMDS emulator (standing in for AWS's regional certificate).
-struct TestCertificate {
+struct EmulatorCertificate {
   std::string cert_pem;
   std::string key_pem;  // PKCS #8 PEM, unencrypted.
 };
 
 // Makes one, subject CN=`common_name`, valid for ten years from now. Slow
 // (RSA key generation, ~50-500 ms). Errors: kInternal when OpenSSL fails.
-StatusOr<TestCertificate> MakeSelfSignedRsa2048ForTest(std::string_view common_name);
+StatusOr<EmulatorCertificate> MakeEmulatorCertificate(std::string_view common_name);
 
 }  // namespace carlos::identity

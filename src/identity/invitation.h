@@ -32,7 +32,7 @@ struct Invitation {
   SystemTime expires_at;  // After issued_at.
   bool forced = false;    // An operator invited a referenced box with --force.
   // Policy for the guard: the lowest release the box may host with (a
-  // release string as host/version.h Release() gives; 1-128 bytes).
+  // release string as protocol/version.h Release() gives; 1-128 bytes).
   std::optional<std::string> floor_release;
 };
 

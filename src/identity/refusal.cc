@@ -2,29 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <array>
-#include <string>
-
 namespace carlos::identity {
-
-namespace {
-
-constexpr std::string_view kRefusedMarker = " is refused: ";
-
-constexpr std::array<Refusal, 10> kAll = {
-    Refusal::kOversized,
-    Refusal::kMalformed,
-    Refusal::kNotCanonical,
-    Refusal::kUnknownFormat,
-    Refusal::kBadSignature,
-    Refusal::kWrongKey,
-    Refusal::kBoundToAnotherDigest,
-    Refusal::kExpired,
-    Refusal::kMismatch,
-    Refusal::kUnattested,
-};
-
-}  // namespace
 
 std::string_view RefusalName(Refusal reason) {
   switch (reason) {
@@ -53,23 +31,19 @@ std::string_view RefusalName(Refusal reason) {
 }
 
 Status Refuse(Refusal reason, std::string_view what, std::string_view detail) {
-  return Corrupt(fmt::format("{}{}{}: {}", what, kRefusedMarker, RefusalName(reason), detail));
+  return Corrupt(fmt::format("{} is refused: {}: {}", what, RefusalName(reason), detail))
+      .WithPayload(RefusalInfo{reason, std::string(what), std::string(detail)});
 }
 
 std::optional<Refusal> RefusalOf(const Status& status) {
-  if (status.code() != Code::kCorrupt) return std::nullopt;
-  std::string_view msg = status.message();
-  size_t at = msg.find(kRefusedMarker);
-  if (at == std::string_view::npos) return std::nullopt;
-  std::string_view rest = msg.substr(at + kRefusedMarker.size());
-  for (Refusal r : kAll) {
-    std::string_view name = RefusalName(r);
-    if (rest.size() > name.size() && rest.substr(0, name.size()) == name &&
-        rest[name.size()] == ':') {
-      return r;
-    }
-  }
-  return std::nullopt;
+  const RefusalInfo* info = RefusalInfoOf(status);
+  if (info == nullptr) return std::nullopt;
+  return info->reason;
+}
+
+const RefusalInfo* RefusalInfoOf(const Status& status) {
+  if (status.code() != Code::kCorrupt) return nullptr;
+  return status.Payload<RefusalInfo>();
 }
 
 }  // namespace carlos::identity

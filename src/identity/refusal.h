@@ -9,13 +9,16 @@
 //
 // e.g. "the invitation control/invitations/web-1.json is refused: expired:
 // it expired at 2026-11-30T10:00:00Z, it is now 2026-11-30T10:00:05Z", so the
-// log line names the document, the reason and the facts; RefusalOf recovers
-// the reason from the Status for callers that branch on it.
+// log line names the document, the reason and the facts. The same facts
+// travel as data: the Status carries a RefusalInfo payload (base/status.h),
+// which RefusalOf and RefusalInfoOf read back for callers that branch on the
+// reason or rephrase it. Nothing parses the message.
 //
 // Thread-safety: plain functions over values; safe from any thread.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "base/status.h"
@@ -43,13 +46,25 @@ enum class Refusal {
 // "bound to another digest", "expired", "mismatch", "unattested".
 std::string_view RefusalName(Refusal reason);
 
-// A kCorrupt Status "<what> is refused: <RefusalName(reason)>: <detail>".
-// `what` names the document ("the invitation for web-1"); `detail` says the
-// facts. Neither may contain key material.
+// A refusal as data: the payload Refuse puts on its Status.
+struct RefusalInfo {
+  Refusal reason;
+  std::string what;    // The document, as Refuse was given it.
+  std::string detail;  // The facts, as Refuse was given them.
+};
+
+// A kCorrupt Status "<what> is refused: <RefusalName(reason)>: <detail>"
+// carrying RefusalInfo{reason, what, detail}. `what` names the document ("the
+// invitation for web-1"); `detail` says the facts. Neither may contain key
+// material.
 Status Refuse(Refusal reason, std::string_view what, std::string_view detail);
 
-// The reason of a Status built by Refuse (also after Status::Annotate);
-// nullopt for OK and for any other Status.
+// The reason of a Status built by Refuse (kept through Status::Annotate and
+// Status::WithMessage); nullopt for OK and for any other Status.
 std::optional<Refusal> RefusalOf(const Status& status);
+
+// The whole RefusalInfo of such a Status, or nullptr. The pointer lives as
+// long as `status`.
+const RefusalInfo* RefusalInfoOf(const Status& status);
 
 }  // namespace carlos::identity

@@ -112,37 +112,4 @@ Status VerifyStatusReport(const Parsed<StatusReport>& parsed, const PublicKey& b
   return OkStatus();
 }
 
-Status CheckGuardReady(const StatusReport& r, std::string_view record_digest,
-                       std::string_view invitation_digest, SystemTime now, Seconds max_age) {
-  std::string what = fmt::format("the guard-ready report of {}", r.box);
-  if (!r.guard)
-    return Refuse(Refusal::kMalformed, what, "it is not a guard-ready report (no guard section)");
-  auto age = now - r.reported_at;
-  if (age > max_age || -age > max_age) {
-    return Refuse(Refusal::kExpired, what,
-                  fmt::format("it was reported at {}, more than {} from now ({})",
-                              FormatRfc3339(r.reported_at),
-                              FormatDuration(std::chrono::duration_cast<Milliseconds>(max_age)),
-                              FormatRfc3339(now)));
-  }
-  const GuardFacts& g = *r.guard;
-  if (!g.installed) return Refuse(Refusal::kMismatch, what, "its guard is not installed");
-  if (!g.armed) {
-    return Refuse(
-        Refusal::kMismatch, what,
-        fmt::format("its guard is not armed ({})", g.why_not_armed.value_or("no reason given")));
-  }
-  if (g.record_digest.value_or("") != record_digest) {
-    return Refuse(Refusal::kBoundToAnotherDigest, what,
-                  fmt::format("its guard binds the record {}, not {}",
-                              g.record_digest.value_or("(none)"), record_digest));
-  }
-  if (g.invitation_digest.value_or("") != invitation_digest) {
-    return Refuse(Refusal::kBoundToAnotherDigest, what,
-                  fmt::format("its guard binds the invitation {}, not {}",
-                              g.invitation_digest.value_or("(none)"), invitation_digest));
-  }
-  return OkStatus();
-}
-
 }  // namespace carlos::identity

@@ -21,10 +21,6 @@ namespace carlos::identity {
 
 inline constexpr std::string_view kStatusReportFormat = "carlos.status-report/v1";
 
-// How old a guard-ready report may be for the enroller to enroll on it
-// (DESIGN.md, "Timings": reportFreshness).
-inline constexpr Seconds kReportFreshness{5 * 60};
-
 // The guard's facts as the box reads them from its hostguard/ files.
 struct GuardFacts {
   bool installed = false;                        // guard.json is present and valid.
@@ -63,18 +59,5 @@ StatusOr<Parsed<StatusReport>> ParseStatusReport(std::string_view bytes);
 // kMismatch when it names another box.
 Status VerifyStatusReport(const Parsed<StatusReport>& report, const PublicKey& box_key,
                           std::string_view box);
-
-// The enroller's test of a verified report before it enrolls (DESIGN.md,
-// "Enrollment": "fresh, armed, and bound to the same record and
-// invitation"). Errors (Refuse), the first that applies: kMalformed when the
-// report has no guard section ("not a guard-ready report"); kExpired when
-// reported_at is more than `max_age` before `now` (or more than `max_age`
-// after it: a clock that far ahead is not trusted either); kMismatch when
-// the guard is not installed or not armed (the message quotes why_not_armed);
-// kBoundToAnotherDigest when the guard's record or invitation digest
-// differs from `record_digest` / `invitation_digest`.
-Status CheckGuardReady(const StatusReport& report, std::string_view record_digest,
-                       std::string_view invitation_digest, SystemTime now,
-                       Seconds max_age = kReportFreshness);
 
 }  // namespace carlos::identity

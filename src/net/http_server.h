@@ -2,7 +2,7 @@
 // io_context on one thread, every connection asynchronous, so thousands of
 // idle or slow connections cost a socket, a timer and a buffer each, never a
 // thread. Answers are written by hand (net/http_wire.h) to keep the health
-// check at nginx's rate on one core (issue 5's benchmark). It serves the
+// check at nginx's rate on one core (README, "Benchmarks"). It serves the
 // load balancer's health check (DESIGN.md, "Health check": "it must keep
 // answering under many idle or slow connections") and the IMDS emulator
 // (`carlos dev imds`).

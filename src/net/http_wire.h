@@ -1,6 +1,6 @@
 // The bytes of an HTTP/1.x answer, written by hand rather than through
 // Beast's serializer: the health check answers tens of thousands of requests
-// a second on one core (issue 5's benchmark: at least nginx's rate), and a
+// a second on one core (README, "Benchmarks": at least nginx's rate), and a
 // status line, a few header fields and a short body fit one reused string
 // written with one send.
 #pragma once

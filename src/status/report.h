@@ -24,8 +24,8 @@ struct Probes {
   std::string region;          // CARLOS_REGION (or the instance's region).
   std::string machine_id;      // /etc/machine-id.
   std::string instance_id;     // The IMDS instance id, "" when unattested.
-  std::string release;         // host/version.h Release().
-  std::string platform;        // host/version.h Platform().
+  std::string release;         // protocol/version.h Release().
+  std::string platform;        // protocol/version.h Platform().
   std::string system_channel;  // CARLOS_SYSTEM_CHANNEL, "" when unset.
 };
 

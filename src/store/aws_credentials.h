@@ -1,5 +1,5 @@
 // AWS credentials for the S3 backend, through a provider so that the
-// instance role (the IMDS helper, issue 4) plugs in without the store
+// instance role (imds/role_credentials.h) plugs in without the store
 // knowing where keys come from.
 //
 // The order follows the AWS SDKs' default chain, shortened: the

@@ -9,6 +9,15 @@
 
 namespace carlos {
 
+S3StoreOptions S3OptionsFromEnv(const Getenv& getenv) {
+  S3StoreOptions o;
+  o.bucket = EnvOr(getenv, "CARLOS_DEPLOYMENT_BUCKET", "");
+  o.endpoint = EnvOr(getenv, "CARLOS_S3_ENDPOINT", "");
+  o.region = EnvOr(getenv, "AWS_REGION", EnvOr(getenv, "AWS_DEFAULT_REGION", "us-east-1"));
+  o.credentials = DefaultCredentials(getenv);
+  return o;
+}
+
 StatusOr<std::unique_ptr<Store>> OpenStore(const Getenv& getenv) {
   std::string bucket = EnvOr(getenv, "CARLOS_DEPLOYMENT_BUCKET", "");
   std::string dir = EnvOr(getenv, "CARLOS_DEPLOYMENT_DIR", "");
@@ -27,15 +36,20 @@ StatusOr<std::unique_ptr<Store>> OpenStore(const Getenv& getenv) {
     if (!s.ok()) return s.status().Annotate("CARLOS_DEPLOYMENT_DIR");
     return std::unique_ptr<Store>(std::move(s).value());
   }
-  S3StoreOptions o;
-  o.bucket = bucket;
-  o.endpoint = EnvOr(getenv, "CARLOS_S3_ENDPOINT", "");
-  // AWS CLI and SDK order: AWS_REGION, then AWS_DEFAULT_REGION.
-  o.region = EnvOr(getenv, "AWS_REGION", EnvOr(getenv, "AWS_DEFAULT_REGION", "us-east-1"));
-  o.credentials = DefaultCredentials(getenv);
-  auto s = S3Store::Open(std::move(o));
+  auto s = S3Store::Open(S3OptionsFromEnv(getenv));
   if (!s.ok()) return s.status();
   return std::unique_ptr<Store>(std::move(s).value());
+}
+
+}  // namespace carlos
+
+namespace carlos {
+
+StatusOr<std::optional<Object>> Store::GetIfExists(std::string_view key) {
+  StatusOr<Object> obj = Get(key);
+  if (obj.ok()) return std::optional<Object>(std::move(obj).value());
+  if (obj.status().code() == Code::kNotFound) return std::optional<Object>();
+  return obj.status();
 }
 
 }  // namespace carlos

@@ -126,4 +126,12 @@ class S3Store : public Store {
 // unless `keep_slash`.
 std::string UriEncode(std::string_view s, bool keep_slash);
 
+// The S3 backend's settings from the environment: CARLOS_DEPLOYMENT_BUCKET
+// (`bucket`, which may be empty here), CARLOS_S3_ENDPOINT, the region from
+// AWS_REGION, then AWS_DEFAULT_REGION, then "us-east-1" (the AWS CLI's and
+// SDKs' order: docs.aws.amazon.com/cli/latest/userguide/cli-configure-envvars.html),
+// and the default credentials chain (store/aws_credentials.h). No errors:
+// S3Store::Open checks what it is given.
+S3StoreOptions S3OptionsFromEnv(const Getenv& getenv);
+
 }  // namespace carlos

@@ -115,6 +115,12 @@ class Store {
   // A short description for log lines: "dir /srv/deploy" or
   // "s3://bucket (endpoint http://127.0.0.1:7480)".
   virtual std::string Describe() const = 0;
+
+  // Get with absence as a value: the object, nullopt when `key` does not
+  // exist, or Get's other errors unchanged (kUnavailable, kDenied, kCorrupt
+  // ...: the store could not say, which is never read as absent). Every
+  // reader of the protocol's documents reads a key through this.
+  StatusOr<std::optional<Object>> GetIfExists(std::string_view key);
 };
 
 // Lists every key under `prefix`, following pages. Errors as Store::List.

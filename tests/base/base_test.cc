@@ -6,7 +6,6 @@
 #include "base/status.h"
 #include "base/strings.h"
 #include "cli/commands.h"
-#include "host/version.h"
 
 namespace carlos {
 namespace {
@@ -83,13 +82,6 @@ TEST(Strings, Labels) {
   EXPECT_FALSE(IsLabel("a.b"));
 }
 
-TEST(Version, CompareReleases) {
-  EXPECT_LT(CompareReleases("1.9.2", "1.10.0"), 0);
-  EXPECT_EQ(CompareReleases("1.2", "1.2.0"), 0);
-  EXPECT_GT(CompareReleases("2.0", "1.99.99"), 0);
-  EXPECT_EQ(Platform().rfind("linux-", 0), 0u);
-}
-
 TEST(Cli, GoFlagsBecomeGnuFlags) {
   const char* argv[] = {"carlos", "agent",        "-http",          ":8080", "-dev",
                         "-h",     "--https=:443", "-acme-cache=/x", "--",    "-keep"};
@@ -116,6 +108,28 @@ TEST(Files, AtomicWriteAndCreateExclusive) {
   EXPECT_TRUE(CreateFileExclusive(dir + "/a/b/new.json", "x", 0644).ok());
   EXPECT_EQ(ReadFileLimited(dir + "/nope", 10).status().code(), Code::kNotFound);
   std::system(("rm -rf " + dir).c_str());
+}
+
+struct TestPayload {
+  int value;
+};
+
+TEST(Status, CarriesATypedPayloadThroughRephrasing) {
+  Status st = Unavailable("store down").WithPayload(TestPayload{7});
+  ASSERT_NE(st.Payload<TestPayload>(), nullptr);
+  EXPECT_EQ(st.Payload<TestPayload>()->value, 7);
+  EXPECT_EQ(st.Payload<int>(), nullptr);  // Another type: none.
+  Status annotated = st.Annotate("reading control/boxes/web-1.json");
+  EXPECT_EQ(annotated.message(), "reading control/boxes/web-1.json: store down");
+  ASSERT_NE(annotated.Payload<TestPayload>(), nullptr);
+  EXPECT_EQ(annotated.Payload<TestPayload>()->value, 7);
+  Status rephrased = st.WithMessage("the store could not say");
+  EXPECT_EQ(rephrased.code(), Code::kUnavailable);
+  EXPECT_EQ(rephrased.Payload<TestPayload>()->value, 7);
+  // OK carries nothing.
+  EXPECT_EQ(OkStatus().WithPayload(TestPayload{1}).Payload<TestPayload>(), nullptr);
+  // A status built anew from the code and message has no payload.
+  EXPECT_EQ(Status(st.code(), st.message()).Payload<TestPayload>(), nullptr);
 }
 
 }  // namespace

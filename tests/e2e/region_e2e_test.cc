@@ -1,4 +1,4 @@
-// The end-to-end test (issue 8): boxes join, are admitted, and take traffic
+// The end-to-end test: boxes join, are admitted, and take traffic
 // only then, as HAProxy sees them. Everything is real: `carlos dev region`
 // (the IMDS emulator, N `carlos agent` processes, `carlos system join` on
 // each marker change), the enroller, HAProxy health-checking each box's

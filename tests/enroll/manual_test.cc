@@ -56,7 +56,7 @@ TEST_P(ManualTest, InviteRefusesAReferencedBoxUnlessForcedAndSaysSo) {
               ElementsAre("enroll: web-1: referenced: control/edges/web-1.json is published; "
                           "inviting it anyway (--force)",
                           "enroll: web-1: invited although it is referenced "
-                          "(control/edges/web-1.json is published), as --force asks (invitation " +
+                          "(control/edges/web-1.json is published), as asked by hand (invitation " +
                               inv->digest + ", expires 2026-11-30T18:00:00Z)"));
   // Inviting again changes nothing.
   log_.Clear();
@@ -122,7 +122,45 @@ TEST_P(ManualTest, EnrollNamesEachFailedCheck) {
   log_.Clear();
   ASSERT_TRUE(e().Enroll("web-1").ok());
   EXPECT_THAT(log_.lines(), ElementsAre("enroll: web-1: already enrolled"));
-  EXPECT_EQ(e().Invite("web-1", false).code(), Code::kPreconditionFailed);
+}
+
+// docs/protocol.md, "Re-admission of an enrolled box whose guard is lost":
+// the enrolled box's invitation has expired; inviting it by hand withdraws
+// its enrollment and invites it afresh, so that root can arm a new guard.
+TEST_P(ManualTest, InvitingAnEnrolledBoxReadmitsIt) {
+  TestBox web1 = w().AddBox("web-1");
+  ASSERT_TRUE(e().Invite("web-1", false).ok());
+  w().PutReport(web1);
+  ASSERT_TRUE(e().Enroll("web-1").ok());
+  auto enrolled = w().Enrollment("web-1");
+  ASSERT_TRUE(enrolled.has_value());
+  auto first = w().Invitation("web-1");
+  w().clock().Advance(std::chrono::hours(25));  // The invitation has expired.
+  log_.Clear();
+
+  ASSERT_TRUE(e().Invite("web-1", false).ok());
+  EXPECT_FALSE(w().Enrollment("web-1").has_value());
+  auto again = w().Invitation("web-1");
+  ASSERT_TRUE(again.has_value());
+  EXPECT_NE(again->digest, first->digest);
+  EXPECT_EQ(again->doc.record_digest, web1.record_digest);
+  EXPECT_EQ(again->doc.expires_at, w().clock().Now() + std::chrono::hours(24));
+  EXPECT_FALSE(again->doc.forced);  // Not referenced: it never published an edges file here.
+  ASSERT_EQ(log_.lines().size(), 2u);
+  EXPECT_EQ(log_.lines()[0],
+            "enroll: web-1: its enrollment " + enrolled->digest +
+                " is withdrawn, to invite it again (it stops hosting at its next check if it "
+                "was; it hosts again once root re-arms its guard and it is enrolled)");
+  EXPECT_THAT(log_.lines()[1],
+              HasSubstr("enroll: web-1: invited again (invitation " + again->digest));
+
+  // The box then goes the normal way: its guard-ready report for the new
+  // invitation gets it enrolled again.
+  w().PutReport(web1);
+  ASSERT_TRUE(e().Enroll("web-1").ok());
+  auto re = w().Enrollment("web-1");
+  ASSERT_TRUE(re.has_value());
+  EXPECT_EQ(re->doc.invitation_digest, again->digest);
 }
 
 TEST_P(ManualTest, RetireEndsAnEnrolledBox) {

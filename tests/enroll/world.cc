@@ -142,12 +142,12 @@ TestBox World::AddBox(const std::string& label, BoxSpec spec) {
   r.created_at = clock_.Now();
   if (spec.attested) {
     std::string doc = itest::SampleIidDocument(b.instance_id, spec.region);
-    static const identity::TestCertificate* other = new identity::TestCertificate(
-        itest::Must(identity::MakeSelfSignedRsa2048ForTest("Amazon Web Services LLC (test)")));
-    const identity::TestCertificate& cert = spec.forged_iid ? *other : itest::AwsCertForTest();
+    static const identity::EmulatorCertificate* other = new identity::EmulatorCertificate(
+        itest::Must(identity::MakeEmulatorCertificate("Amazon Web Services LLC (test)")));
+    const identity::EmulatorCertificate& cert = spec.forged_iid ? *other : itest::AwsCertForTest();
     r.attestation = identity::InstanceAttestation{
-        doc, itest::Must(
-                 identity::SignInstanceIdentityDocumentForTest(doc, cert.cert_pem, cert.key_pem))};
+        doc, itest::Must(identity::SignInstanceIdentityDocumentAsEmulator(doc, cert.cert_pem,
+                                                                          cert.key_pem))};
   }
   std::string bytes = itest::Must(identity::SignIdentityRecord(r, b.key));
   b.record_digest = identity::Sha256Digest(bytes);

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "guard/local_guard.h"
 #include "identity/guard_files.h"
 #include "identity/refusal.h"
 #include "identity/store_keys.h"
+#include "protocol/local_guard.h"
 
 namespace carlos::guard {
 namespace {
@@ -138,7 +138,7 @@ TEST_F(JoinTest, ANewInvitationReinstallsAndRearms) {
   EXPECT_TRUE(second->installed_now);
   EXPECT_TRUE(second->armed_now);
   EXPECT_NE(second->guard_digest, first->guard_digest);
-  auto local = ReadLocalGuard(w.data_dir, ::geteuid());
+  auto local = protocol::ReadLocalGuard(w.data_dir, ::geteuid());
   ASSERT_TRUE(local.ok());
   EXPECT_TRUE(local->armed_now());
   EXPECT_EQ(local->guard->doc.invitation_digest, second_inv);
@@ -151,7 +151,7 @@ TEST_F(JoinTest, AttestedRecordMustAgreeWithImds) {
   imds = ImdsView{false, "http://fake", w.instance_id, w.region};
   auto out = Join(Deps());
   ASSERT_TRUE(out.ok()) << out.status().message();
-  auto local = ReadLocalGuard(w.data_dir, ::geteuid());
+  auto local = protocol::ReadLocalGuard(w.data_dir, ::geteuid());
   EXPECT_EQ(local->guard->doc.instance_id, w.instance_id);
 
   imds.instance_id = "i-0ffffffffffffffff";

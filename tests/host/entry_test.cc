@@ -188,12 +188,5 @@ TEST(AgentEntry, NonGroupBoxResolvesNothing) {
   }
 }
 
-TEST(GroupReferenced, OnlyGroup) {
-  EXPECT_TRUE(GroupReferenced(MapGetenv({{"CARLOS_BOX_REFERENCE", "group"}})));
-  EXPECT_TRUE(GroupReferenced(MapGetenv({{"CARLOS_BOX_REFERENCE", " group\n"}})));
-  EXPECT_FALSE(GroupReferenced(MapGetenv({})));
-  EXPECT_FALSE(GroupReferenced(MapGetenv({{"CARLOS_BOX_REFERENCE", "GROUP"}})));
-}
-
 }  // namespace
 }  // namespace carlos::host

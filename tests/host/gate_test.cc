@@ -7,8 +7,10 @@
 
 #include "host/joinmode.h"
 
-namespace carlos {
+namespace carlos::host {
 namespace {
+
+using namespace carlos::protocol;  // NOLINT: the stages and decisions under test.
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -164,4 +166,4 @@ TEST(Gate, AJoinErrorIsLogged) {
 }
 
 }  // namespace
-}  // namespace carlos
+}  // namespace carlos::host

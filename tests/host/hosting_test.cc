@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace carlos {
+namespace carlos::host {
 namespace {
+
+using namespace carlos::protocol;  // NOLINT: the stages and decisions under test.
 
 using ::testing::ElementsAre;
 
@@ -150,4 +152,4 @@ TEST(Hosting, AZeroDrainEndsAtOnce) {
 }
 
 }  // namespace
-}  // namespace carlos
+}  // namespace carlos::host

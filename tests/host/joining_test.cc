@@ -7,8 +7,10 @@
 #include <mutex>
 #include <vector>
 
-namespace carlos {
+namespace carlos::host {
 namespace {
+
+using namespace carlos::protocol;  // NOLINT: the stages and decisions under test.
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -289,4 +291,4 @@ TEST(Joining, NudgeFailuresAreLoggedEachTime) {
 }
 
 }  // namespace
-}  // namespace carlos
+}  // namespace carlos::host

@@ -10,11 +10,13 @@
 #include <set>
 
 #include "base/files.h"
-#include "fixture.h"
 #include "identity/store_keys.h"
+#include "support/documents.h"
 
-namespace carlos {
+namespace carlos::host {
 namespace {
+
+using namespace carlos::protocol;  // NOLINT: the stages and decisions under test.
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -33,16 +35,16 @@ class SelectModeTest : public ::testing::Test {
     ModeFacts f;
     f.box = "web-1";
     f.now = [this] { return now_; };
-    f.read = [this](const std::string& key) -> StatusOr<std::string> {
+    f.read = [this](const std::string& key) -> StatusOr<std::optional<Object>> {
       reads_.insert(key);
       if (auto e = errors_.find(key); e != errors_.end()) return e->second;
       auto it = store_.find(key);
-      if (it == store_.end()) return NotFound("no such key " + key);
-      return it->second;
+      if (it == store_.end()) return std::optional<Object>();
+      return std::optional<Object>(Object{it->second, "v1"});
     };
-    f.guard = [this]() -> StatusOr<guard::GuardState> {
+    f.guard = [this]() -> StatusOr<protocol::LocalGuard> {
       if (!guard_error_.ok()) return guard_error_;
-      return guard::ReadGuardState(dir_);
+      return protocol::ReadLocalGuard(dir_, ::getuid());
     };
     f.enrollment_key = enroll_.public_key();
     f.box_key = box_.public_key();
@@ -446,4 +448,4 @@ TEST_F(SelectModeTest, ReadsOnlyThisBoxsOwnKeys) {
 }
 
 }  // namespace
-}  // namespace carlos
+}  // namespace carlos::host

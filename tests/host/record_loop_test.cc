@@ -3,12 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "fixture.h"
 #include "host/entry.h"
 #include "identity/store_keys.h"
 #include "mem_store.h"
+#include "support/documents.h"
 
-namespace carlos {
+namespace carlos::host {
 namespace {
 
 using ::testing::ElementsAre;
@@ -140,4 +140,4 @@ TEST_F(RecordLoopTest, ALostCreateRaceIsResolvedByReadingAgain) {
 }
 
 }  // namespace
-}  // namespace carlos
+}  // namespace carlos::host

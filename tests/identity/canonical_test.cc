@@ -131,7 +131,7 @@ TEST(Encoding, DigestsAreSha256Hex) {
   EXPECT_FALSE(IsDigest("sha1:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
 }
 
-TEST(Refusal, RoundTripsThroughTheMessageEvenWhenAnnotated) {
+TEST(Refusal, TravelsAsDataEvenWhenAnnotated) {
   Status st =
       Refuse(Refusal::kBoundToAnotherDigest, "the invitation for web-1", "it is bound to x");
   EXPECT_EQ(st.code(), Code::kCorrupt);
@@ -140,6 +140,13 @@ TEST(Refusal, RoundTripsThroughTheMessageEvenWhenAnnotated) {
   EXPECT_EQ(RefusalOf(st), Refusal::kBoundToAnotherDigest);
   EXPECT_EQ(RefusalOf(st.Annotate("control/invitations/web-1.json")),
             Refusal::kBoundToAnotherDigest);
+  const Status annotated = st.Annotate("control/invitations/web-1.json");
+  const RefusalInfo* info = RefusalInfoOf(annotated);
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->what, "the invitation for web-1");
+  EXPECT_EQ(info->detail, "it is bound to x");
+  // A message that only reads like a refusal is not one: nothing is parsed.
+  EXPECT_EQ(RefusalOf(Corrupt("x is refused: expired: at noon")), std::nullopt);
   EXPECT_EQ(RefusalOf(Corrupt("something else")), std::nullopt);
   EXPECT_EQ(RefusalOf(OkStatus()), std::nullopt);
 }

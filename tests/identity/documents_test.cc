@@ -103,7 +103,7 @@ TEST(IdentityRecord, RefusesARecordSignedByAnotherKeyThanItNames) {
 TEST(IdentityRecord, AttestationVerifiesAgainstTheAwsCertificate) {
   IdentityRecord r = SampleRecord(true);
   EXPECT_TRUE(VerifyRecordAttestation(r, AwsCertForTest().cert_pem).ok());
-  TestCertificate other = Must(MakeSelfSignedRsa2048ForTest("other"));
+  EmulatorCertificate other = Must(MakeEmulatorCertificate("other"));
   EXPECT_REFUSED(VerifyRecordAttestation(r, other.cert_pem), Refusal::kUnattested);
   EXPECT_REFUSED(VerifyRecordAttestation(SampleRecord(false), AwsCertForTest().cert_pem),
                  Refusal::kUnattested);
@@ -293,24 +293,6 @@ TEST(StatusReport, RoundTripWithAndWithoutGuard) {
     EXPECT_REFUSED(VerifyStatusReport(p, FixedKey('\x07').public_key(), "web-1"),
                    Refusal::kWrongKey);
   }
-}
-
-TEST(StatusReport, GuardReadyIsFreshArmedAndBound) {
-  StatusReport r = SampleReport(true);
-  std::string rd = DigestOf("record"), id = DigestOf("invitation");
-  SystemTime now = r.reported_at + Seconds(299);
-  EXPECT_TRUE(CheckGuardReady(r, rd, id, now).ok());
-  EXPECT_REFUSED(CheckGuardReady(r, rd, id, r.reported_at + Seconds(301)), Refusal::kExpired);
-  EXPECT_REFUSED(CheckGuardReady(r, rd, id, r.reported_at - Seconds(301)), Refusal::kExpired);
-  EXPECT_REFUSED(CheckGuardReady(r, DigestOf("x"), id, now), Refusal::kBoundToAnotherDigest);
-  EXPECT_REFUSED(CheckGuardReady(r, rd, DigestOf("x"), now), Refusal::kBoundToAnotherDigest);
-  StatusReport unarmed = r;
-  unarmed.guard->armed = false;
-  unarmed.guard->why_not_armed = "release 0.0.9 is below the floor 0.1.0";
-  Status st = CheckGuardReady(unarmed, rd, id, now);
-  EXPECT_REFUSED(st, Refusal::kMismatch);
-  EXPECT_NE(st.message().find("release 0.0.9 is below the floor 0.1.0"), std::string::npos);
-  EXPECT_REFUSED(CheckGuardReady(SampleReport(false), rd, id, now), Refusal::kMalformed);
 }
 
 TEST(StatusReport, SigningRefusesInconsistentGuardFacts) {

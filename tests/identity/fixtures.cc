@@ -40,9 +40,9 @@ std::string SampleIidDocument(const std::string& instance_id, const std::string&
          "}";
 }
 
-const TestCertificate& AwsCertForTest() {
-  static const TestCertificate* cert =
-      new TestCertificate(Must(MakeSelfSignedRsa2048ForTest("Amazon Web Services LLC (test)")));
+const EmulatorCertificate& AwsCertForTest() {
+  static const EmulatorCertificate* cert =
+      new EmulatorCertificate(Must(MakeEmulatorCertificate("Amazon Web Services LLC (test)")));
   return *cert;
 }
 
@@ -60,7 +60,7 @@ IdentityRecord SampleRecord(bool attested) {
   if (attested) {
     std::string doc = SampleIidDocument();
     r.attestation =
-        InstanceAttestation{doc, Must(SignInstanceIdentityDocumentForTest(
+        InstanceAttestation{doc, Must(SignInstanceIdentityDocumentAsEmulator(
                                      doc, AwsCertForTest().cert_pem, AwsCertForTest().key_pem))};
   }
   return r;

@@ -29,7 +29,7 @@ SystemTime T0();
 std::string SampleIidDocument(const std::string& instance_id = "i-0123456789abcdef0",
                               const std::string& region = "us-west-2");
 // One test certificate per process (RSA generation is slow).
-const TestCertificate& AwsCertForTest();
+const EmulatorCertificate& AwsCertForTest();
 
 IdentityRecord SampleRecord(bool attested);
 Invitation SampleInvitation(const std::string& record_digest);

@@ -48,7 +48,7 @@ TEST(InstanceIdentityDocument, RefusesMissingOrIllTypedFields) {
 TEST(InstanceIdentitySignature, VerifiesWhatAwsStyleSigningProduces) {
   std::string doc = SampleIidDocument();
   const auto& aws = AwsCertForTest();
-  std::string sig = Must(SignInstanceIdentityDocumentForTest(doc, aws.cert_pem, aws.key_pem));
+  std::string sig = Must(SignInstanceIdentityDocumentAsEmulator(doc, aws.cert_pem, aws.key_pem));
   // Wrapped at 64 columns like IMDS serves it.
   EXPECT_NE(sig.find('\n'), std::string::npos);
   EXPECT_EQ(sig.find('\n'), 64u);
@@ -62,7 +62,7 @@ TEST(InstanceIdentitySignature, VerifiesWhatAwsStyleSigningProduces) {
 TEST(InstanceIdentitySignature, RefusesADocumentAlteredAfterSigning) {
   std::string doc = SampleIidDocument();
   const auto& aws = AwsCertForTest();
-  std::string sig = Must(SignInstanceIdentityDocumentForTest(doc, aws.cert_pem, aws.key_pem));
+  std::string sig = Must(SignInstanceIdentityDocumentAsEmulator(doc, aws.cert_pem, aws.key_pem));
   std::string altered = SampleIidDocument("i-0fffffffffffffff0");
   Status st = VerifyInstanceIdentitySignature(altered, sig, aws.cert_pem);
   EXPECT_EQ(st.code(), Code::kCorrupt);
@@ -78,8 +78,9 @@ TEST(InstanceIdentitySignature, RefusesADocumentAlteredAfterSigning) {
 TEST(InstanceIdentitySignature, RefusesASignatureByAnotherCertificate) {
   std::string doc = SampleIidDocument();
   const auto& aws = AwsCertForTest();
-  TestCertificate other = Must(MakeSelfSignedRsa2048ForTest("Not AWS"));
-  std::string sig = Must(SignInstanceIdentityDocumentForTest(doc, other.cert_pem, other.key_pem));
+  EmulatorCertificate other = Must(MakeEmulatorCertificate("Not AWS"));
+  std::string sig =
+      Must(SignInstanceIdentityDocumentAsEmulator(doc, other.cert_pem, other.key_pem));
   EXPECT_TRUE(VerifyInstanceIdentitySignature(doc, sig, other.cert_pem).ok());
   Status st = VerifyInstanceIdentitySignature(doc, sig, aws.cert_pem);
   EXPECT_EQ(st.code(), Code::kCorrupt) << st.ToString();
@@ -90,7 +91,7 @@ TEST(InstanceIdentitySignature, RefusesASignatureByAnotherCertificate) {
 TEST(InstanceIdentitySignature, IgnoresACertificateCarriedInsideThePkcs7) {
   std::string doc = SampleIidDocument();
   const auto& aws = AwsCertForTest();
-  TestCertificate other = Must(MakeSelfSignedRsa2048ForTest("Amazon Web Services LLC (test)"));
+  EmulatorCertificate other = Must(MakeEmulatorCertificate("Amazon Web Services LLC (test)"));
   BIO* cbio = BIO_new_mem_buf(other.cert_pem.data(), static_cast<int>(other.cert_pem.size()));
   BIO* kbio = BIO_new_mem_buf(other.key_pem.data(), static_cast<int>(other.key_pem.size()));
   X509* cert = PEM_read_bio_X509(cbio, nullptr, nullptr, nullptr);
@@ -119,13 +120,14 @@ TEST(InstanceIdentitySignature, RefusesGarbage) {
   EXPECT_EQ(VerifyInstanceIdentitySignature(doc, "!!!!", aws.cert_pem).code(), Code::kCorrupt);
   EXPECT_EQ(VerifyInstanceIdentitySignature(doc, Base64Encode("not der"), aws.cert_pem).code(),
             Code::kCorrupt);
-  std::string sig = Must(SignInstanceIdentityDocumentForTest(doc, aws.cert_pem, aws.key_pem));
+  std::string sig = Must(SignInstanceIdentityDocumentAsEmulator(doc, aws.cert_pem, aws.key_pem));
   EXPECT_EQ(VerifyInstanceIdentitySignature(doc, sig, "not a cert").code(), Code::kInvalidArgument);
-  EXPECT_EQ(SignInstanceIdentityDocumentForTest(doc, aws.cert_pem, "nope").status().code(),
+  EXPECT_EQ(SignInstanceIdentityDocumentAsEmulator(doc, aws.cert_pem, "nope").status().code(),
             Code::kInvalidArgument);
-  TestCertificate other = Must(MakeSelfSignedRsa2048ForTest("x"));
-  EXPECT_EQ(SignInstanceIdentityDocumentForTest(doc, aws.cert_pem, other.key_pem).status().code(),
-            Code::kInvalidArgument);
+  EmulatorCertificate other = Must(MakeEmulatorCertificate("x"));
+  EXPECT_EQ(
+      SignInstanceIdentityDocumentAsEmulator(doc, aws.cert_pem, other.key_pem).status().code(),
+      Code::kInvalidArgument);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace carlos::testing {
 
 inline const dev::SignerPem& TestSigner() {
   static const dev::SignerPem signer = [] {
-    auto s = identity::MakeSelfSignedRsa2048ForTest("carlos imds test");
+    auto s = identity::MakeEmulatorCertificate("carlos imds test");
     if (!s.ok()) std::abort();
     return *s;
   }();

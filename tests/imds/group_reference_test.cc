@@ -190,7 +190,7 @@ TEST(ReadInstanceIdentity, AttestedOnEc2) {
   EXPECT_EQ(id->document, emu->document(0));
   EXPECT_EQ(VerifiedContent(id->rsa2048, TestSigner().cert_pem), id->document);
   // Another certificate does not verify it.
-  auto other = identity::MakeSelfSignedRsa2048ForTest("other");
+  auto other = identity::MakeEmulatorCertificate("other");
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(VerifiedContent(id->rsa2048, other->cert_pem), "<did not verify>");
   // And the enroller's own check (identity) accepts it with the emulator's

@@ -6,10 +6,10 @@
 
 #include <filesystem>
 
-#include "../host/fixture.h"
 #include "../host/mem_store.h"
 #include "base/files.h"
 #include "identity/store_keys.h"
+#include "support/documents.h"
 
 namespace carlos::status {
 namespace {
