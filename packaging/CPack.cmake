@@ -35,14 +35,44 @@ set(CARLOS_DEB_VERSION ${PROJECT_VERSION})
 configure_file(${CARLOS_PACKAGING_DIR}/debian/changelog.in
                ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog @ONLY)
 execute_process(COMMAND gzip -9nf ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog)
+# The docs operator.md points to (DESIGN.md's sections, enroll.md for the
+# enroller), beside it, so its references resolve on the box.
 install(FILES ${CARLOS_PACKAGING_DIR}/debian/copyright
               ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog.gz
               ${PROJECT_SOURCE_DIR}/docs/operator.md
+              ${PROJECT_SOURCE_DIR}/docs/DESIGN.md
+              ${PROJECT_SOURCE_DIR}/docs/enroll.md
         DESTINATION /usr/share/doc/carlos
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 install(FILES ${CARLOS_PACKAGING_DIR}/host.env.example
         DESTINATION /usr/share/doc/carlos
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+# carlos(1), generated from the built command's --help-all by help2man
+# (Debian's; scripts/deps.sh) when the package is made, so it never drifts
+# from -h. Generated at install time because the package holds only what is
+# built (above), and cpack installs after the command is built.
+find_program(CARLOS_HELP2MAN help2man)
+if(CARLOS_HELP2MAN)
+  install(CODE "
+    set(man \"${CMAKE_CURRENT_BINARY_DIR}/packaging/carlos.1\")
+    execute_process(
+      COMMAND \"${CARLOS_HELP2MAN}\" --no-info --no-discard-stderr --section=1
+              --version-string=${PROJECT_VERSION} --help-option=--help-all
+              \"--name=the CARLOS box agent and its root and operator commands\"
+              --output=\${man} \"$<TARGET_FILE:carlos>\"
+      RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR \"help2man could not make carlos.1 from $<TARGET_FILE:carlos> --help-all\")
+    endif()
+    execute_process(COMMAND gzip -9nf \${man})
+  ")
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/packaging/carlos.1.gz
+          DESTINATION /usr/share/man/man1
+          PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+else()
+  message(STATUS "help2man not found: the package has no carlos(1) (scripts/deps.sh installs it)")
+endif()
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME carlos)
