@@ -48,6 +48,10 @@ install(FILES ${CARLOS_PACKAGING_DIR}/host.env.example
         DESTINATION /usr/share/doc/carlos
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
+install(FILES ${CARLOS_PACKAGING_DIR}/lintian/carlos
+        DESTINATION /usr/share/lintian/overrides
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
 # carlos(1), generated from the built command's --help-all by help2man
 # (Debian's; scripts/deps.sh) when the package is made, so it never drifts
 # from -h. Generated at install time because the package holds only what is

@@ -172,6 +172,7 @@ TEST_F(Package, ContentsAndPermissions) {
       {"usr/share/doc/carlos/DESIGN.md", "-rw-r--r-- root/root"},
       {"usr/share/doc/carlos/enroll.md", "-rw-r--r-- root/root"},
       {"usr/share/man/man1/carlos.1.gz", "-rw-r--r-- root/root"},
+      {"usr/share/lintian/overrides/carlos", "-rw-r--r-- root/root"},
       {"usr/share/doc/carlos/copyright", "-rw-r--r-- root/root"},
       {"usr/share/doc/carlos/changelog.gz", "-rw-r--r-- root/root"},
   };
