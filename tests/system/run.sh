@@ -109,7 +109,9 @@ HUB_PIDS=()
 cleanup() {
   set +e
   local n p
-  for n in "${!NSPID[@]}"; do stop_box "$n" quiet; done
+  # Every box powers off at once (one SIGTERM each; a second would kill it).
+  for n in "${!NSPID[@]}"; do kill -TERM "${NSPID[$n]}" 2>/dev/null; done
+  for n in "${!NSPID[@]}"; do stop_box "$n" quiet nosignal; done
   # The enroller and the IMDS emulator first, while the store still answers.
   for p in "${HUB_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
   for p in "${HUB_PIDS[@]}"; do
@@ -162,6 +164,9 @@ MMDEBSTRAP_OPTS=(--variant=minbase
   --customize-hook='rm -f "$1/etc/hostname"; : > "$1/etc/machine-id"; mkdir -p "$1/usr/share/man/man1"')
 KEY=$(printf '%s\n' bookworm "$PKGS" "${MMDEBSTRAP_OPTS[@]}" | sha256sum | cut -c1-16)
 ROOTFS=$CACHE/rootfs-$KEY
+# One builder at a time (two clones on one machine share the cache).
+exec 9>"$CACHE/rootfs.lock"
+flock 9
 if [ "$REBUILD_ROOTFS" = 1 ] || [ ! -x "$ROOTFS/usr/lib/systemd/systemd" ]; then
   t=$EPOCHREALTIME
   log "building rootfs $ROOTFS (bookworm minbase + $PKGS)"
@@ -173,12 +178,15 @@ if [ "$REBUILD_ROOTFS" = 1 ] || [ ! -x "$ROOTFS/usr/lib/systemd/systemd" ]; then
     }
   rm -rf "$ROOTFS"
   mv "$ROOTFS.new" "$ROOTFS"
-  # Older rootfs (another package list) are not used again.
-  for old in "$CACHE"/rootfs-*; do [ "$old" = "$ROOTFS" ] || rm -rf --one-file-system "$old"; done
+  # Older rootfs (another package list) go, unless a run still boots from one.
+  for old in "$CACHE"/rootfs-*; do
+    [ "$old" = "$ROOTFS" ] || grep -q "lowerdir=$old[,:]" /proc/mounts || rm -rf --one-file-system "$old"
+  done
   log "rootfs built in $(since "$t")s ($(du -sh "$ROOTFS" | cut -f1))"
 else
   log "reusing rootfs $ROOTFS ($(du -sh "$ROOTFS" | cut -f1)); REBUILD_ROOTFS=1 rebuilds it"
 fi
+exec 9>&-
 
 # ------------------------------------------------------------ 3. the network
 t=$EPOCHREALTIME
@@ -319,7 +327,7 @@ wait_boot() {
 stop_box() { # SIGTERM: nspawn asks the container's systemd to power off
   local n=$1 p=${NSPID[$1]:-} t=$EPOCHREALTIME h
   [ -n "$p" ] || return 0
-  kill -TERM "$p" 2>/dev/null
+  [ "${3:-}" = nosignal ] || kill -TERM "$p" 2>/dev/null
   waitfor 30 sh -c "! kill -0 $p" || {
     kill -TERM "$p" 2>/dev/null
     waitfor 5 sh -c "! kill -0 $p" || kill -KILL "$p"
