@@ -370,8 +370,10 @@ TEST_F(GuardExecTest, ArmedBoxWithTheStoreUnreachableWaitsThenExitsOne) {
   env["AWS_ACCESS_KEY_ID"] = "test";
   env["AWS_SECRET_ACCESS_KEY"] = "test";
   env["CARLOS_JOIN_EVERY"] = "300ms";
+  // Nothing answers the store (the S3 client retries for its deadline,
+  // about 20 s): transient, so exit 1, which the unit restarts, after
+  // joinEvery; never 3.
   auto r = Exec();
-  // Transient: exit 1, which the unit restarts, after joinEvery; never 3.
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("checking again in 300 ms"));
   EXPECT_FALSE(Exists(out_dir + "/started"));
