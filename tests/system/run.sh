@@ -563,8 +563,10 @@ cx "$n" chown carlos:carlos /data
 # ------------------------------------------------------------ 13. a directory store under ProtectSystem=strict
 configure "$n" 3 CARLOS_DEPLOYMENT_DIR=/srv/carlos/deployment
 cx "$n" install -d -o carlos -g carlos -m 0750 /srv/carlos/deployment
+# Only this step's lines (box3's journal also holds its first life's).
+SINCE=$(cx "$n" date +%s)
 cx "$n" systemctl enable --now carlos-system-join.path carlos-edge.service >/dev/null 2>&1
-edge_log() { cx "$n" journalctl -q -b -o cat -u carlos-edge.service; }
+edge_log() { cx "$n" journalctl -q -o cat --since "@$SINCE" -u carlos-edge.service; }
 says() { edge_log | grep -q -- "$1"; }
 if waitfor 15 says "ReadWritePaths=/srv/carlos/deployment"; then
   ok "$n: without the drop-in the agent names the setting: $(edge_log | grep -m1 'ReadWritePaths=/srv/carlos/deployment' | cut -c1-200)"
@@ -574,6 +576,7 @@ fi
 cx "$n" mkdir -p /etc/systemd/system/carlos-edge.service.d
 printf '[Service]\nReadWritePaths=/srv/carlos/deployment\n' >"$RUN/$n/root/etc/systemd/system/carlos-edge.service.d/store.conf"
 cx "$n" systemctl daemon-reload
+SINCE=$(cx "$n" date +%s)
 cx "$n" systemctl restart carlos-edge.service
 if waitfor 15 says "agent: joining: $n: recorded"; then
   ok "$n: with the drop-in the agent recorded itself in the directory store"
