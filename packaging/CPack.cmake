@@ -52,24 +52,20 @@ install(FILES ${CARLOS_PACKAGING_DIR}/lintian/carlos
         DESTINATION /usr/share/lintian/overrides
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
-# carlos(1), generated from the built command's --help-all by help2man
-# (Debian's; scripts/deps.sh) when the package is made, so it never drifts
-# from -h. Generated at install time because the package holds only what is
-# built (above), and cpack installs after the command is built.
+# carlos(1), generated from the built command's own help by help2man
+# (Debian's; scripts/deps.sh) and packaging/man.sh, which adds every
+# command's full -h: it never drifts from -h. Generated when cpack installs,
+# since the package holds only what is built (above).
 find_program(CARLOS_HELP2MAN help2man)
 if(CARLOS_HELP2MAN)
   install(CODE "
-    set(man \"${CMAKE_CURRENT_BINARY_DIR}/packaging/carlos.1\")
     execute_process(
-      COMMAND \"${CARLOS_HELP2MAN}\" --no-info --no-discard-stderr --section=1
-              --version-string=${PROJECT_VERSION} --help-option=--help-all
-              \"--name=the CARLOS box agent and its root and operator commands\"
-              --output=\${man} \"$<TARGET_FILE:carlos>\"
+      COMMAND bash \"${CARLOS_PACKAGING_DIR}/man.sh\" \"$<TARGET_FILE:carlos>\"
+              \"${CMAKE_CURRENT_BINARY_DIR}/packaging/carlos.1.gz\" ${PROJECT_VERSION}
       RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)
-      message(FATAL_ERROR \"help2man could not make carlos.1 from $<TARGET_FILE:carlos> --help-all\")
+      message(FATAL_ERROR \"packaging/man.sh could not make carlos(1) from $<TARGET_FILE:carlos>\")
     endif()
-    execute_process(COMMAND gzip -9nf \${man})
   ")
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/packaging/carlos.1.gz
           DESTINATION /usr/share/man/man1
