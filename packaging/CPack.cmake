@@ -35,14 +35,44 @@ set(CARLOS_DEB_VERSION ${PROJECT_VERSION})
 configure_file(${CARLOS_PACKAGING_DIR}/debian/changelog.in
                ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog @ONLY)
 execute_process(COMMAND gzip -9nf ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog)
+# The docs operator.md points to (DESIGN.md's sections, enroll.md for the
+# enroller), beside it, so its references resolve on the box.
 install(FILES ${CARLOS_PACKAGING_DIR}/debian/copyright
               ${CMAKE_CURRENT_BINARY_DIR}/packaging/changelog.gz
               ${PROJECT_SOURCE_DIR}/docs/operator.md
+              ${PROJECT_SOURCE_DIR}/docs/DESIGN.md
+              ${PROJECT_SOURCE_DIR}/docs/enroll.md
         DESTINATION /usr/share/doc/carlos
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 install(FILES ${CARLOS_PACKAGING_DIR}/host.env.example
         DESTINATION /usr/share/doc/carlos
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+install(FILES ${CARLOS_PACKAGING_DIR}/lintian/carlos
+        DESTINATION /usr/share/lintian/overrides
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+# carlos(1), generated from the built command's own help by help2man
+# (Debian's; scripts/deps.sh) and packaging/man.sh, which adds every
+# command's full -h: it never drifts from -h. Generated when cpack installs,
+# since the package holds only what is built (above).
+find_program(CARLOS_HELP2MAN help2man)
+if(CARLOS_HELP2MAN)
+  install(CODE "
+    execute_process(
+      COMMAND bash \"${CARLOS_PACKAGING_DIR}/man.sh\" \"$<TARGET_FILE:carlos>\"
+              \"${CMAKE_CURRENT_BINARY_DIR}/packaging/carlos.1.gz\" ${PROJECT_VERSION}
+      RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR \"packaging/man.sh could not make carlos(1) from $<TARGET_FILE:carlos>\")
+    endif()
+  ")
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/packaging/carlos.1.gz
+          DESTINATION /usr/share/man/man1
+          PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+else()
+  message(STATUS "help2man not found: the package has no carlos(1) (scripts/deps.sh installs it)")
+endif()
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME carlos)

@@ -19,8 +19,12 @@ packages=(
   # The end-to-end test's load balancer, the health-check benchmark's load
   # generator and the web server it is compared with
   haproxy wrk nginx-light
-  # Packaging checks
-  lintian systemd dpkg-dev
+  # Packaging checks; the man page (help2man, from --help-all)
+  lintian systemd dpkg-dev help2man
+  # The system test (tests/system/run.sh): boxes are systemd-nspawn
+  # containers booted from a bookworm rootfs that mmdebstrap builds; iproute2
+  # makes its network namespaces and bridge, util-linux's nsenter enters them
+  systemd-container mmdebstrap iproute2 util-linux
 )
 
 missing=()

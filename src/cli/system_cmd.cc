@@ -24,6 +24,7 @@
 #include "imds/group_reference.h"
 #include "protocol/label.h"
 #include "protocol/local_guard.h"
+#include "protocol/timings.h"
 #include "protocol/version.h"
 #include "store/store.h"
 
@@ -45,8 +46,10 @@ constexpr const char* kExecFooter =
     "With the guard armed, COMMAND starts only when the box's enrollment in the store still "
     "matches the guard (and the box is not retired); unarmed, it starts (the agent can then "
     "only join). Started as root, it drops to CARLOS_SERVICE_USER (default carlos) first. "
-    "Exit codes: COMMAND's own once started; 1 refused (one line says why); 127 COMMAND could "
-    "not be started; 2 usage.";
+    "Exit codes: COMMAND's own once started; 3 refused until an operator acts (retired, enrollment "
+    "forged or for another guard, release below the floor, malformed settings); 1 the check could "
+    "not be made (store or guard unreadable), after waiting CARLOS_JOIN_EVERY (15s); 127 COMMAND "
+    "could not be started; 2 usage. One line on stderr says why.";
 
 int RunJoinCommand() {
   Logf logf = StderrLogf();
@@ -92,8 +95,26 @@ int RunGuardExec(const std::vector<std::string>& command) {
   deps.release = protocol::Release();
   auto verdict = guard::CheckGuardForExec(deps);
   if (!verdict.ok()) {
-    logf(fmt::format("carlos system guard-exec: refusing to start {}: {}", shown,
-                     verdict.status().message()));
+    if (guard::RefusalIsFinal(verdict.status())) {
+      logf(fmt::format(
+          "carlos system guard-exec: refusing to start {}: {}; this holds until an operator acts "
+          "(exit {}: carlos-edge.service does not restart it; after the fix, systemctl restart "
+          "carlos-edge.service)",
+          shown, verdict.status().message(), guard::kExecRefusedForGoodExit));
+      return guard::kExecRefusedForGoodExit;
+    }
+    // Transient (the store or the guard's files could not be read): wait
+    // joinEvery (DESIGN.md, "Timings") before exiting 1, so that the unit's
+    // short RestartSec (meant for the joining -> hosting hand-over and
+    // crashes) does not turn an outage into a check every half second.
+    auto timings = protocol::TimingsFromEnv(getenv);
+    Milliseconds wait = timings.ok() ? timings->join_every : protocol::Timings{}.join_every;
+    logf(
+        fmt::format("carlos system guard-exec: refusing to start {} for now: {}; checking again "
+                    "in {} ms (exit 1 then; systemd starts it again)",
+                    shown, verdict.status().message(), wait.count()));
+    Stop never;
+    RealClock()->Sleep(wait, never);
     return 1;
   }
   std::string as = "its own user";

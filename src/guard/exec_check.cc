@@ -109,4 +109,15 @@ StatusOr<ExecVerdict> CheckGuardForExec(const ExecCheckDeps& deps) {
   return verdict;
 }
 
+bool RefusalIsFinal(const Status& refusal) {
+  switch (refusal.code()) {
+    case Code::kCorrupt:
+    case Code::kPreconditionFailed:
+    case Code::kInvalidArgument:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace carlos::guard

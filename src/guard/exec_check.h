@@ -61,4 +61,20 @@ struct ExecVerdict {
 //   kUnavailable, ...   the guard's files or the store could not be read.
 StatusOr<ExecVerdict> CheckGuardForExec(const ExecCheckDeps& deps);
 
+// `carlos system guard-exec`'s exit status for a refusal that holds until an
+// operator acts: the box is retired, its enrollment is forged or bound to
+// another guard, the release is below the floor, or host.env's settings are
+// malformed. carlos-edge.service names it in RestartPreventExitStatus=
+// (systemd.service(5)), so systemd stops restarting a box that may not run
+// and the unit shows failed (docs/operator.md, "guard-exec's lines").
+inline constexpr int kExecRefusedForGoodExit = 3;
+
+// Whether a refusal from CheckGuardForExec holds until an operator acts
+// (kCorrupt, kPreconditionFailed, kInvalidArgument: the verdict cannot
+// change by itself) rather than being transient (the store or the guard's
+// files could not be read: kUnavailable, kDenied, ...; checked again later).
+// A transient failure is never treated as final (the brief: "a transient
+// failure is never recorded as a permanent fact"). Plain function.
+bool RefusalIsFinal(const Status& refusal);
+
 }  // namespace carlos::guard

@@ -189,9 +189,14 @@ std::string DirStore::Describe() const { return "dir " + root_; }
 
 Status DirStore::WriteError(const Status& st, std::string_view key) const {
   if (st.code() == Code::kDenied) {
+    // Under the packaged units' ProtectSystem=strict (systemd.exec(5)) every
+    // path but ReadWritePaths= is read-only: the line names the drop-in
+    // (docs/operator.md, "A directory store").
     return Denied(fmt::format(
-        "directory store {} is not writable (read-only file system or no permission): {}", root_,
-        st.message()));
+        "directory store {} is not writable (read-only file system or no permission): {}; "
+        "under systemd's ProtectSystem=strict add a drop-in with ReadWritePaths={} "
+        "(systemctl edit carlos-edge.service), and give the directory to the carlos user",
+        root_, st.message(), root_));
   }
   if (st.code() == Code::kPreconditionFailed || st.code() == Code::kInvalidArgument) return st;
   return st.Annotate(fmt::format("write key {:?} in {}", key, root_));

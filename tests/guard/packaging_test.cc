@@ -96,6 +96,18 @@ TEST(Units, SysusersAndTmpfilesMakeTheUserAndDirectories) {
   EXPECT_EQ(st.st_uid, 0u);
   EXPECT_EQ(st.st_gid, 0u);
   EXPECT_EQ(st.st_mode & 07777, 0755u);
+
+  // A /data that exists already, someone else's and 0700, is left as it
+  // is: not taken over, not widened (tmpfiles.d(5), ":" prefixes).
+  ASSERT_EQ(::chown((root.path() + "/data").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chmod((root.path() + "/data").c_str(), 0700), 0);
+  r = RunProcess({"/usr/bin/systemd-tmpfiles", "--create", "--root=" + root.path(),
+                  Packaging() + "/tmpfiles.d/carlos.conf"},
+                 {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(::stat((root.path() + "/data").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
 }
 
 TEST(HostEnv, ListsEveryVariableTheCodeReads) {
@@ -157,6 +169,10 @@ TEST_F(Package, ContentsAndPermissions) {
       {"usr/lib/sysusers.d/carlos.conf", "-rw-r--r-- root/root"},
       {"usr/share/doc/carlos/host.env.example", "-rw-r--r-- root/root"},
       {"usr/share/doc/carlos/operator.md", "-rw-r--r-- root/root"},
+      {"usr/share/doc/carlos/DESIGN.md", "-rw-r--r-- root/root"},
+      {"usr/share/doc/carlos/enroll.md", "-rw-r--r-- root/root"},
+      {"usr/share/man/man1/carlos.1.gz", "-rw-r--r-- root/root"},
+      {"usr/share/lintian/overrides/carlos", "-rw-r--r-- root/root"},
       {"usr/share/doc/carlos/copyright", "-rw-r--r-- root/root"},
       {"usr/share/doc/carlos/changelog.gz", "-rw-r--r-- root/root"},
   };
@@ -183,6 +199,9 @@ TEST_F(Package, ControlAndMaintainerScriptsEnableNothing) {
   std::string postinst = ReadFile(ctl.path() + "/DEBIAN/postinst");
   EXPECT_THAT(postinst, HasSubstr("systemd-sysusers"));
   EXPECT_THAT(postinst, HasSubstr("systemd-tmpfiles --create"));
+  // Removal disables what the operator enabled, so no link dangles.
+  EXPECT_THAT(ReadFile(ctl.path() + "/DEBIAN/prerm"),
+              HasSubstr("disable carlos-system-join.path carlos-edge.service"));
   for (const char* script : {"postinst", "prerm", "postrm"}) {
     std::string text = ReadFile(ctl.path() + "/DEBIAN/" + script);
     ASSERT_FALSE(text.empty()) << script;

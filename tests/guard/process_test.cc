@@ -332,7 +332,7 @@ TEST_F(GuardExecTest, ArmedBoxStartsOnlyWithAMatchingEnrollment) {
   // Enrolled for another guard: refused.
   w.PutEnrollment(record, invitation, "sha256:" + std::string(64, 'd'));
   r = Exec();
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 3);  // Refused until an operator acts: not restarted.
   EXPECT_THAT(r.err, HasSubstr("does not match"));
   EXPECT_FALSE(Exists(out_dir + "/started"));
 
@@ -355,8 +355,27 @@ TEST_F(GuardExecTest, ArmedBoxStartsOnlyWithAMatchingEnrollment) {
   w.PutEnrollment(record, invitation, guard_digest);
   w.PutRetirement(record);
   r = Exec();
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("retired"));
+  EXPECT_THAT(r.err, HasSubstr("does not restart it"));
+  EXPECT_FALSE(Exists(out_dir + "/started"));
+}
+
+TEST_F(GuardExecTest, ArmedBoxWithTheStoreUnreachableWaitsThenExitsOne) {
+  Invite(w);
+  ASSERT_EQ(Join(w.Env()).exit_code, 0);
+  env.erase("CARLOS_DEPLOYMENT_DIR");
+  env["CARLOS_DEPLOYMENT_BUCKET"] = "deployment";
+  env["CARLOS_S3_ENDPOINT"] = "http://127.0.0.1:1";
+  env["AWS_ACCESS_KEY_ID"] = "test";
+  env["AWS_SECRET_ACCESS_KEY"] = "test";
+  env["CARLOS_JOIN_EVERY"] = "300ms";
+  // Nothing answers the store (the S3 client retries for its deadline,
+  // about 20 s): transient, so exit 1, which the unit restarts, after
+  // joinEvery; never 3.
+  auto r = Exec();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("checking again in 300 ms"));
   EXPECT_FALSE(Exists(out_dir + "/started"));
 }
 
