@@ -8,7 +8,8 @@ packages=(
   # Build
   cmake ninja-build g++ pkg-config clang clang-format libclang-rt-14-dev
   # Libraries (README, "Dependencies", says why each)
-  libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
+  libcurl4-openssl-dev libssl-dev libsodium-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libspdlog-dev
   libboost-dev libboost-system-dev
   # Tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
