@@ -15,6 +15,8 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # The real S3-compatible server the S3 backend is tested against (Ceph RGW)
   radosgw ceph-mon ceph-osd uuid-runtime curl
+  # The S3 server that answers as AWS documents (tests/harness/aws-s3-server)
+  python3
   # The end-to-end test's load balancer, the health-check benchmark's load
   # generator and the web server it is compared with
   haproxy wrk nginx-light
