@@ -29,10 +29,12 @@
 // Private key material never appears in a Status message or a log line.
 //
 // Thread-safety: PublicKey and PrivateKey are immutable values once built;
-// one object may be used from many threads at once (each Sign/Verify uses
-// its own OpenSSL context). The file functions are safe across threads and
-// processes: creation is create-only (link(2)), so two racing creators end
-// with one key, which both load.
+// one object may be used from many threads at once (each Sign uses its own
+// OpenSSL context; libsodium's checks keep no state, and its one-time
+// sodium_init runs under a function-local static). PublicKeyDefect and the
+// *Name functions are plain functions, safe from any thread. The file functions are safe across
+// threads and processes: creation is create-only (link(2)), so two racing creators end with one
+// key, which both load.
 #pragma once
 
 #include <sys/types.h>
