@@ -10,12 +10,15 @@ packages=(
   # The thread-safety check reads the build's compile_commands.json
   python3
   # Libraries (README, "Dependencies", says why each)
-  libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
+  libcurl4-openssl-dev libssl-dev libsodium-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libspdlog-dev
   libboost-dev libboost-system-dev
   # Tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # The real S3-compatible server the S3 backend is tested against (Ceph RGW)
   radosgw ceph-mon ceph-osd uuid-runtime curl
+  # The S3 server that answers as AWS documents (tests/harness/aws-s3-server)
+  python3
   # The end-to-end test's load balancer, the health-check benchmark's load
   # generator and the web server it is compared with
   haproxy wrk nginx-light

@@ -9,6 +9,7 @@
 
 #include "base/files.h"
 #include "base/strings.h"
+#include "identity/iid.h"
 #include "protocol/settings.h"
 #include "protocol/timings.h"
 
@@ -16,18 +17,7 @@ namespace carlos::enroll {
 
 namespace {
 
-// A PEM certificate file is small; AWS's are about 1.3 KiB.
-constexpr size_t kMaxCertificateFileBytes = 64 * 1024;
-
 constexpr std::string_view kPemSuffix = ".pem";
-
-StatusOr<std::string> ReadCertificate(const std::string& path) {
-  CARLOS_ASSIGN_OR_RETURN(std::string pem, ReadFileLimited(path, kMaxCertificateFileBytes));
-  if (pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
-    return InvalidArgument(path + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
-  }
-  return pem;
-}
 
 }  // namespace
 
@@ -43,7 +33,7 @@ StatusOr<IidCertificates> LoadIidCertificates(const std::string& path) {
   if (stat(path.c_str(), &st) != 0) return ErrnoStatus(errno, "stat", path);
   IidCertificates certs;
   if (!S_ISDIR(st.st_mode)) {
-    CARLOS_ASSIGN_OR_RETURN(certs.any_region_pem, ReadCertificate(path));
+    CARLOS_ASSIGN_OR_RETURN(certs.any_region_pem, identity::ReadCertificateBundleFile(path));
     return certs;
   }
   std::unique_ptr<DIR, int (*)(DIR*)> dir(opendir(path.c_str()), closedir);
@@ -53,7 +43,8 @@ StatusOr<IidCertificates> LoadIidCertificates(const std::string& path) {
     if (name.size() <= kPemSuffix.size() || !name.ends_with(kPemSuffix)) continue;
     std::string region(name.substr(0, name.size() - kPemSuffix.size()));
     if (!IsLabel(region)) continue;
-    CARLOS_ASSIGN_OR_RETURN(certs.by_region[region], ReadCertificate(path + "/" + e->d_name));
+    CARLOS_ASSIGN_OR_RETURN(certs.by_region[region],
+                            identity::ReadCertificateBundleFile(path + "/" + e->d_name));
   }
   if (certs.by_region.empty()) {
     return InvalidArgument(path + " is a directory without any <region>.pem certificate");

@@ -66,7 +66,11 @@ StatusOr<SignedObject> ParseSignedObject(std::string_view bytes, std::string_vie
     return Refuse(Refusal::kMalformed, what, "\"signer\" is missing or not a string");
   }
   StatusOr<PublicKey> key = PublicKey::Parse(signer->get_ref<const std::string&>());
-  if (!key.ok() || signer->get_ref<const std::string&>() != key->ToString()) {
+  if (!key.ok()) {
+    return Refuse(Refusal::kMalformed, what,
+                  "\"signer\" is not a valid public key: " + key.status().message());
+  }
+  if (signer->get_ref<const std::string&>() != key->ToString()) {
     return Refuse(Refusal::kMalformed, what,
                   "\"signer\" is not a public key written \"ed25519:<base64>\"");
   }
@@ -110,12 +114,13 @@ Status VerifySignature(const std::optional<PublicKey>& signer, std::string_view 
                   fmt::format("it is signed by {}, not by the expected {}", signer->ToString(),
                               expected.ToString()));
   }
-  Status st = expected.Verify(signed_payload, signature);
-  if (st.code() == Code::kCorrupt) {
+  std::optional<SignatureDefect> defect = expected.CheckSignature(signed_payload, signature);
+  if (defect) {
     return Refuse(Refusal::kBadSignature, what,
-                  fmt::format("its signature does not verify under {}", expected.ToString()));
+                  fmt::format("its signature does not verify under {}: {}", expected.ToString(),
+                              SignatureDefectName(*defect)));
   }
-  return st;
+  return OkStatus();
 }
 
 }  // namespace carlos::identity

@@ -71,8 +71,10 @@ StatusOr<std::string> SignObject(nlohmann::json object, const PrivateKey& key);
 // it in messages, e.g. "the invitation control/invitations/web-1.json").
 // Checks, in order: size (kOversized), JSON and canonical form (kMalformed,
 // kNotCanonical), an object with a string "format" equal to `format`
-// (kUnknownFormat), "signer" a public key text and "signature" canonical
-// base64 of 64 bytes (kMalformed). Does NOT verify the signature.
+// (kUnknownFormat), "signer" the text of a valid public key — a small-order
+// or non-canonical key is refused with the KeyDefect named (keys.h) — and
+// "signature" canonical base64 of 64 bytes (kMalformed). Does NOT verify the
+// signature.
 StatusOr<SignedObject> ParseSignedObject(std::string_view bytes, std::string_view format,
                                          std::string_view what);
 
@@ -86,7 +88,9 @@ StatusOr<nlohmann::json> ParseUnsignedObject(std::string_view bytes, std::string
 // Verifies a parsed signed document's signature against `expected` (the key
 // the reader trusts for this document). Errors: kWrongKey when the document's
 // "signer" is another key (the message names both public keys);
-// kBadSignature when the signature does not verify under `expected`.
+// kBadSignature when the signature does not verify under `expected`, the
+// SignatureDefect named in the message (keys.h: a non-canonical S and a
+// small-order R are refused).
 Status VerifySignature(const std::optional<PublicKey>& signer, std::string_view signed_payload,
                        std::string_view signature, const PublicKey& expected,
                        std::string_view what);

@@ -91,7 +91,9 @@ StatusOr<Parsed<IdentityRecord>> ParseIdentityRecord(std::string_view bytes) {
   std::optional<bool> unattested = f.OptBool("unattested");
   if (p.ok()) {
     StatusOr<PublicKey> key = PublicKey::Parse(key_text);
-    if (!key.ok() || key->ToString() != key_text) {
+    if (!key.ok()) {
+      p.Add("\"public_key\" is not a valid public key: " + key.status().message());
+    } else if (key->ToString() != key_text) {
       p.Add("\"public_key\" is not a public key written \"ed25519:<base64>\"");
     } else {
       r.public_key = *key;

@@ -11,7 +11,9 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <vector>
 
+#include "base/files.h"
 #include "identity/encoding.h"
 #include "identity/fields.h"
 
@@ -48,6 +50,73 @@ std::string BioText(BIO* bio) {
   char* data = nullptr;
   long len = BIO_get_mem_data(bio, &data);
   return std::string(data, static_cast<size_t>(len));
+}
+
+constexpr std::string_view kBeginCertificate = "-----BEGIN CERTIFICATE-----";
+constexpr std::string_view kEndCertificate = "-----END CERTIFICATE-----";
+
+std::string_view TrimLine(std::string_view line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+    line.remove_suffix(1);
+  }
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  return line;
+}
+
+// Every certificate of a PEM bundle, in order (CheckCertificateBundle's rules).
+StatusOr<std::vector<Owned<X509>>> ReadCertificates(std::string_view pem) {
+  std::vector<Owned<X509>> certs;
+  size_t line_no = 0;
+  size_t block_start = 0;  // Byte offset of the open block's BEGIN line.
+  size_t block_line = 0;   // Its line number; 0 when no block is open.
+  size_t pos = 0;
+  while (pos < pem.size()) {
+    size_t eol = pem.find('\n', pos);
+    size_t next = eol == std::string_view::npos ? pem.size() : eol + 1;
+    std::string_view line =
+        TrimLine(pem.substr(pos, next - pos - (eol == std::string_view::npos ? 0 : 1)));
+    ++line_no;
+    if (block_line == 0) {
+      if (line == kBeginCertificate) {
+        block_line = line_no;
+        block_start = pos;
+      } else if (line.starts_with("-----BEGIN ")) {
+        return InvalidArgument(
+            fmt::format("line {} begins a PEM block \"{}\" that is not a certificate; only "
+                        "\"-----BEGIN CERTIFICATE-----\" blocks may be there",
+                        line_no, std::string(line.substr(0, 64))));
+      } else if (!line.empty()) {
+        return InvalidArgument(fmt::format(
+            "line {} is neither part of a certificate nor blank (a certificate file holds only "
+            "\"-----BEGIN CERTIFICATE-----\" blocks)",
+            line_no));
+      }
+    } else if (line == kEndCertificate) {
+      std::string_view block = pem.substr(block_start, next - block_start);
+      Owned<BIO> bio = MemBio(block);
+      Owned<X509> cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+      ERR_clear_error();
+      if (!cert) {
+        return InvalidArgument(
+            fmt::format("the certificate of lines {} to {} does not decode as an X.509 certificate",
+                        block_line, line_no));
+      }
+      certs.push_back(std::move(cert));
+      block_line = 0;
+    } else if (line.starts_with("-----")) {
+      return InvalidArgument(fmt::format(
+          "the certificate that begins on line {} is cut off by line {}", block_line, line_no));
+    }
+    pos = next;
+  }
+  if (block_line != 0) {
+    return InvalidArgument(fmt::format(
+        "the certificate that begins on line {} has no \"-----END CERTIFICATE-----\"", block_line));
+  }
+  if (certs.empty()) {
+    return InvalidArgument("it holds no PEM certificate (\"-----BEGIN CERTIFICATE-----\")");
+  }
+  return certs;
 }
 
 StatusOr<Owned<X509>> ReadCert(std::string_view pem) {
@@ -125,9 +194,28 @@ StatusOr<InstanceIdentityDocument> ParseInstanceIdentityDocument(std::string_vie
   return doc;
 }
 
+StatusOr<size_t> CheckCertificateBundle(std::string_view pem) {
+  CARLOS_ASSIGN_OR_RETURN(std::vector<Owned<X509>> certs, ReadCertificates(pem));
+  return certs.size();
+}
+
+StatusOr<std::string> ReadCertificateBundleFile(const std::string& path) {
+  StatusOr<std::string> pem = ReadFileLimited(path, kMaxCertificateBundleBytes);
+  if (!pem.ok()) {
+    if (pem.status().code() == Code::kCorrupt) {
+      return InvalidArgument(fmt::format("{} is larger than {} bytes; it is not a certificate file",
+                                         path, kMaxCertificateBundleBytes));
+    }
+    return pem.status();
+  }
+  Status st = CheckCertificateBundle(*pem).status();
+  if (!st.ok()) return InvalidArgument(fmt::format("{} is refused: {}", path, st.message()));
+  return pem;
+}
+
 Status VerifyInstanceIdentitySignature(std::string_view document, std::string_view rsa2048,
                                        std::string_view certificate_pem) {
-  CARLOS_ASSIGN_OR_RETURN(Owned<X509> cert, ReadCert(certificate_pem));
+  CARLOS_ASSIGN_OR_RETURN(std::vector<Owned<X509>> certs, ReadCertificates(certificate_pem));
   if (rsa2048.size() > kMaxInstanceIdentityBytes * 2) {
     return Corrupt("the instance identity signature is too large");
   }
@@ -144,35 +232,46 @@ Status VerifyInstanceIdentitySignature(std::string_view document, std::string_vi
   if (!PKCS7_type_is_signed(p7.get())) {
     return Corrupt("the instance identity signature is not PKCS #7 signed-data");
   }
-  Owned<STACK_OF(X509)> signers(sk_X509_new_null());
-  Owned<X509_STORE> store(X509_STORE_new());
-  if (!signers || !store || sk_X509_push(signers.get(), cert.get()) == 0) {
-    return Internal("allocating OpenSSL structures: " + OpenSslError());
-  }
   // PKCS7_NOINTERN: only the given certificate may be the signer, never one
   // the PKCS #7 carries. PKCS7_NOVERIFY: AWS's certificate is self-standing
   // (AWS's instructions use -noverify). PKCS7_BINARY: no MIME text
   // translation of the content.
   const int flags = PKCS7_NOINTERN | PKCS7_NOVERIFY | PKCS7_BINARY;
-  Owned<BIO> out(BIO_new(BIO_s_mem()));
-  if (!out) return Internal("allocating a BIO: " + OpenSslError());
-  int rc;
   bool detached = PKCS7_get_detached(p7.get()) != 0;
-  if (detached) {
-    Owned<BIO> content = MemBio(document);
-    rc = PKCS7_verify(p7.get(), signers.get(), store.get(), content.get(), out.get(), flags);
-  } else {
-    rc = PKCS7_verify(p7.get(), signers.get(), store.get(), nullptr, out.get(), flags);
+  std::string why;
+  // Each certificate on its own: two regions' certificates might share an
+  // issuer and serial number, and OpenSSL picks a signer by those alone.
+  for (const Owned<X509>& cert : certs) {
+    Owned<STACK_OF(X509)> signers(sk_X509_new_null());
+    Owned<X509_STORE> store(X509_STORE_new());
+    Owned<BIO> out(BIO_new(BIO_s_mem()));
+    if (!signers || !store || !out || sk_X509_push(signers.get(), cert.get()) == 0) {
+      return Internal("allocating OpenSSL structures: " + OpenSslError());
+    }
+    int rc;
+    if (detached) {
+      Owned<BIO> content = MemBio(document);
+      rc = PKCS7_verify(p7.get(), signers.get(), store.get(), content.get(), out.get(), flags);
+    } else {
+      rc = PKCS7_verify(p7.get(), signers.get(), store.get(), nullptr, out.get(), flags);
+    }
+    if (rc != 1) {
+      why = OpenSslError();
+      continue;
+    }
+    if (BioText(out.get()) != document) {
+      return Corrupt("the instance identity signature signs another document than the one given");
+    }
+    return OkStatus();
   }
-  if (rc != 1) {
-    std::string why = OpenSslError();
+  if (certs.size() == 1) {
     return Corrupt("the instance identity signature does not verify with the given certificate (" +
                    why + ")");
   }
-  if (BioText(out.get()) != document) {
-    return Corrupt("the instance identity signature signs another document than the one given");
-  }
-  return OkStatus();
+  return Corrupt(fmt::format(
+      "the instance identity signature does not verify with any of the {} given certificates "
+      "(last: {})",
+      certs.size(), why));
 }
 
 StatusOr<std::string> SignInstanceIdentityDocumentAsEmulator(std::string_view document,

@@ -43,11 +43,36 @@ struct InstanceIdentityDocument {
 // 3339 UTC.
 StatusOr<InstanceIdentityDocument> ParseInstanceIdentityDocument(std::string_view raw);
 
+// The largest certificate bundle read: AWS's RSA-2048 certificates are
+// about 1.3 KiB each, one per region, so every region's fits many times over.
+inline constexpr size_t kMaxCertificateBundleBytes = 256 * 1024;
+
+// Checks a PEM certificate bundle — what CARLOS_AWS_IID_CERT's file (or one
+// <region>.pem) holds: one or more "-----BEGIN CERTIFICATE-----" blocks, as
+// operators concatenate AWS's per-region certificates (AWS EC2 User Guide,
+// "Verify the instance identity document using the RSA-2048 signature":
+// each region has its own certificate). Returns how many certificates it
+// holds. Errors: kInvalidArgument saying what and on which line: no
+// certificate at all, a PEM block of another type (a private key, a PKCS
+// #7...), a block that does not end, a certificate that does not decode,
+// or a line outside the blocks that is not blank.
+StatusOr<size_t> CheckCertificateBundle(std::string_view pem);
+
+// Reads the bundle file at `path` and checks it (CheckCertificateBundle),
+// for a setting that must be refused at start rather than at the first box.
+// Returns its text. Errors: kNotFound when it does not exist;
+// kInvalidArgument (naming `path`) when it is larger than
+// kMaxCertificateBundleBytes or CheckCertificateBundle refuses it; others
+// as base/files.h ReadFileLimited.
+StatusOr<std::string> ReadCertificateBundleFile(const std::string& path);
+
 // Verifies `document` (the exact bytes) against `rsa2048` — IMDS's
 // base64 (possibly line-wrapped, with or without "-----BEGIN PKCS7-----"
-// armour) DER PKCS #7 signed-data — with `certificate_pem` (the AWS
-// RSA-2048 public certificate for the region, PEM) as the only acceptable
-// signer. This is `openssl smime -verify -noverify -certfile cert` with two
+// armour) DER PKCS #7 signed-data — with the certificates of
+// `certificate_pem` (a bundle as CheckCertificateBundle accepts: AWS's
+// RSA-2048 certificates, one or several regions') as the only acceptable
+// signers: it verifies when it verifies with any one of them, each tried in
+// turn. For each this is `openssl smime -verify -noverify -certfile cert` with two
 // hardenings: certificates carried inside the PKCS #7 are ignored
 // (PKCS7_NOINTERN), so a signature by any other key fails even if its
 // certificate rides along; and the content must be `document` byte for byte
@@ -55,8 +80,9 @@ StatusOr<InstanceIdentityDocument> ParseInstanceIdentityDocument(std::string_vie
 // `document`). The certificate chain and dates are not checked (-noverify,
 // as AWS's instructions say). Errors: kCorrupt when the signature is not
 // base64/DER PKCS #7, the signature does not verify with this certificate,
-// or the signed content differs from `document`; kInvalidArgument when
-// `certificate_pem` is not a PEM certificate.
+// or the signed content differs from `document`, with every certificate
+// (the message says how many were tried); kInvalidArgument when
+// CheckCertificateBundle refuses `certificate_pem`.
 Status VerifyInstanceIdentitySignature(std::string_view document, std::string_view rsa2048,
                                        std::string_view certificate_pem);
 

@@ -6,6 +6,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <sodium.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,19 +38,123 @@ std::string OpenSslError() {
 struct MdCtxFree {
   void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
 };
-struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
 struct BioFree {
   void operator()(BIO* b) const { BIO_free(b); }
 };
 
+// libsodium's own set-up (sodium_init: CPU features, implementations); safe
+// to call from many threads, and once is enough. False when it failed: then
+// every key and signature is refused (fail closed).
+bool SodiumReady() {
+  static const bool ready = sodium_init() >= 0;
+  return ready;
+}
+
+const unsigned char* Bytes(std::string_view s) {
+  return reinterpret_cast<const unsigned char*>(s.data());
+}
+
+// The y coordinates (little-endian, sign bit clear) of the eight points of
+// small order: 0 (order 4, two points: x = +-sqrt(-1)), 1 (the identity,
+// order 1), p - 1 (order 2), and two of order 8 (two points each). The same
+// table as libsodium's ge25519_has_small_order, which makes the decision;
+// this one only names it.
+constexpr unsigned char kSmallOrderY[5][32] = {
+    {0},
+    {1},
+    {0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+    {0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4,
+     0x89, 0xf2, 0xef, 0x98, 0xf0, 0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6,
+     0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05},
+    {0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b,
+     0x76, 0x0d, 0x10, 0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39,
+     0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a},
+};
+
+// The group order L = 2^252 + 27742317777372353535851937790883648493,
+// little-endian (RFC 8032 §5.1).
+constexpr unsigned char kGroupOrder[32] = {
+    0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10};
+
+// Whether the 32-byte point encoding's y (sign bit masked) is that of a
+// small-order point.
+bool SmallOrderY(const unsigned char* p) {
+  for (const auto& y : kSmallOrderY) {
+    if (std::memcmp(p, y, 31) == 0 && (p[31] & 0x7f) == y[31]) return true;
+  }
+  return false;
+}
+
+// Whether a point encoding is not canonical: y >= p = 2^255 - 19, or x = 0
+// (y = 1 or y = p - 1) with the sign bit set (RFC 8032 §5.1.3, steps 1 and 4).
+bool NonCanonicalPoint(const unsigned char* p) {
+  bool y_at_least_p = (p[31] & 0x7f) == 0x7f && p[0] >= 0xed;
+  for (int i = 1; i < 31 && y_at_least_p; ++i) y_at_least_p = p[i] == 0xff;
+  if (y_at_least_p) return true;
+  if ((p[31] & 0x80) == 0) return false;
+  return SmallOrderY(p) &&
+         (std::memcmp(p, kSmallOrderY[1], 31) == 0 || std::memcmp(p, kSmallOrderY[2], 31) == 0);
+}
+
+// Whether the little-endian 32-byte scalar is below L.
+bool BelowGroupOrder(const unsigned char* s) {
+  for (int i = 31; i >= 0; --i) {
+    if (s[i] != kGroupOrder[i]) return s[i] < kGroupOrder[i];
+  }
+  return false;  // Equal to L.
+}
+
 }  // namespace
+
+std::string_view KeyDefectName(KeyDefect defect) {
+  switch (defect) {
+    case KeyDefect::kNotCanonical:
+      return "not a canonical encoding";
+    case KeyDefect::kSmallOrder:
+      return "a small-order point";
+    case KeyDefect::kNotPrimeOrderPoint:
+      return "not a point of the prime-order subgroup";
+  }
+  return "not a valid key";
+}
+
+std::optional<KeyDefect> PublicKeyDefect(std::string_view raw) {
+  if (raw.size() != kEd25519KeyBytes) return KeyDefect::kNotCanonical;
+  const unsigned char* p = Bytes(raw);
+  if (SodiumReady() && crypto_core_ed25519_is_valid_point(p) == 1) return std::nullopt;
+  if (NonCanonicalPoint(p)) return KeyDefect::kNotCanonical;
+  if (SmallOrderY(p)) return KeyDefect::kSmallOrder;
+  return KeyDefect::kNotPrimeOrderPoint;
+}
+
+std::string_view SignatureDefectName(SignatureDefect defect) {
+  switch (defect) {
+    case SignatureDefect::kWrongLength:
+      return "not 64 bytes";
+    case SignatureDefect::kSNotCanonical:
+      return "S is not below the group order L";
+    case SignatureDefect::kRSmallOrder:
+      return "R is a small-order point";
+    case SignatureDefect::kKeyNotValid:
+      return "the key is not a valid key";
+    case SignatureDefect::kDoesNotVerify:
+      return "it does not verify";
+  }
+  return "it does not verify";
+}
 
 StatusOr<PublicKey> PublicKey::FromRaw(std::string_view raw) {
   if (raw.size() != kEd25519KeyBytes) {
     return InvalidArgument(
         fmt::format("an Ed25519 public key is {} bytes, not {}", kEd25519KeyBytes, raw.size()));
+  }
+  if (std::optional<KeyDefect> defect = PublicKeyDefect(raw)) {
+    return InvalidArgument(fmt::format(
+        "the public key is {}: no private key is behind it, so it proves nothing; refusing it",
+        KeyDefectName(*defect)));
   }
   PublicKey key;
   std::memcpy(key.raw_.data(), raw.data(), kEd25519KeyBytes);
@@ -72,10 +177,10 @@ StatusOr<PublicKey> PublicKey::Parse(std::string_view text) {
   if (!raw.ok()) {
     return InvalidArgument("the public key's base64 is not valid: " + raw.status().message());
   }
-  StatusOr<PublicKey> key = FromRaw(*raw);
-  if (!key.ok()) return key.status();
-  if (key->empty()) return InvalidArgument("the public key is all zero bytes");
-  return key;
+  if (raw->size() == kEd25519KeyBytes && raw->find_first_not_of('\0') == std::string::npos) {
+    return InvalidArgument("the public key is all zero bytes");
+  }
+  return FromRaw(*raw);
 }
 
 std::string PublicKey::ToString() const {
@@ -90,25 +195,29 @@ bool PublicKey::empty() const {
   return true;
 }
 
+std::optional<SignatureDefect> PublicKey::CheckSignature(std::string_view message,
+                                                         std::string_view signature) const {
+  if (signature.size() != kEd25519SignatureBytes) return SignatureDefect::kWrongLength;
+  const unsigned char* sig = Bytes(signature);
+  if (!BelowGroupOrder(sig + 32)) return SignatureDefect::kSNotCanonical;
+  if (SmallOrderY(sig)) return SignatureDefect::kRSmallOrder;
+  if (empty() || !SodiumReady()) return SignatureDefect::kKeyNotValid;
+  // The decision: libsodium checks all of the above again, and the equation.
+  if (crypto_sign_verify_detached(sig, Bytes(message), message.size(), raw_.data()) != 0) {
+    return SignatureDefect::kDoesNotVerify;
+  }
+  return std::nullopt;
+}
+
 Status PublicKey::Verify(std::string_view message, std::string_view signature) const {
-  if (signature.size() != kEd25519SignatureBytes) {
+  std::optional<SignatureDefect> defect = CheckSignature(message, signature);
+  if (!defect) return OkStatus();
+  if (*defect == SignatureDefect::kWrongLength) {
     return Corrupt(fmt::format("bad signature: an Ed25519 signature is {} bytes, not {}",
                                kEd25519SignatureBytes, signature.size()));
   }
-  if (empty()) return Corrupt("bad signature: no key verifies under the empty key");
-  std::unique_ptr<EVP_PKEY, PkeyFree> pkey(
-      EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, raw_.data(), raw_.size()));
-  if (!pkey) return Internal("loading an Ed25519 public key: " + OpenSslError());
-  std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey.get()) != 1) {
-    return Internal("starting an Ed25519 verification: " + OpenSslError());
-  }
-  int rc = EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()),
-                            signature.size(),
-                            reinterpret_cast<const unsigned char*>(message.data()), message.size());
-  ERR_clear_error();
-  if (rc != 1) return Corrupt("bad signature: it does not verify under " + ToString());
-  return OkStatus();
+  return Corrupt(
+      fmt::format("bad signature: {} (under {})", SignatureDefectName(*defect), ToString()));
 }
 
 StatusOr<PrivateKey> PrivateKey::Adopt(void* evp_pkey) {

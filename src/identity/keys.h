@@ -1,4 +1,4 @@
-// Ed25519 keys (RFC 8032) through OpenSSL 3's EVP interface: the box's own
+// Ed25519 keys (RFC 8032): the box's own
 // key, which signs its identity record, edges file and status reports, and
 // the deployment's enrollment key, which signs invitations, enrollments and
 // retirements (DESIGN.md, "Identity" and "Enrollment").
@@ -11,13 +11,30 @@
 //   private key  a PKCS #8 PEM file ("-----BEGIN PRIVATE KEY-----"), as
 //                `openssl genpkey -algorithm ed25519` writes it, mode 0600.
 //
+// Keys are made, stored and used to sign through OpenSSL 3's EVP interface.
+// Public keys are checked, and signatures verified, with libsodium, because
+// RFC 8032's verification rule leaves room for keys and signatures with no
+// private key behind them, and libsodium refuses them ("Taming the many
+// EdDSAs", Chalkias et al. 2020; libsodium's crypto_sign_verify_detached):
+//   - a public key must be the canonical encoding of a point of the curve's
+//     prime-order subgroup: never one of the eight small-order points (the
+//     identity point among them, which "verifies" a signature of anything),
+//     never a y at or above p, never x = 0 with the sign bit set, never a
+//     point with a small-order component (crypto_core_ed25519_is_valid_point);
+//   - a signature's S must be below the group order L (RFC 8032 §5.1.7 step
+//     1, so a signature cannot be altered into another valid one) and its R
+//     must not be a small-order point.
+// docs/identity.md, "Which keys and signatures are refused", has the list.
+//
 // Private key material never appears in a Status message or a log line.
 //
 // Thread-safety: PublicKey and PrivateKey are immutable values once built;
-// one object may be used from many threads at once (each Sign/Verify uses
-// its own OpenSSL context). The file functions are safe across threads and
-// processes: creation is create-only (link(2)), so two racing creators end
-// with one key, which both load.
+// one object may be used from many threads at once (each Sign uses its own
+// OpenSSL context; libsodium's checks keep no state, and its one-time
+// sodium_init runs under a function-local static). PublicKeyDefect and the
+// *Name functions are plain functions, safe from any thread. The file functions are safe across
+// threads and processes: creation is create-only (link(2)), so two racing creators end with one
+// key, which both load.
 #pragma once
 
 #include <sys/types.h>
@@ -25,6 +42,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,6 +63,36 @@ inline constexpr std::string_view kBoxKeyFileName = "box.key";
 // The largest private key file read (a PKCS #8 Ed25519 PEM is 119 bytes).
 inline constexpr size_t kMaxPrivateKeyFileBytes = 4096;
 
+// Why 32 bytes are not a public key the protocol trusts (see above).
+enum class KeyDefect {
+  kNotCanonical,        // y >= p, or x = 0 encoded with the sign bit set.
+  kSmallOrder,          // One of the eight points of order 1, 2, 4 or 8.
+  kNotPrimeOrderPoint,  // Off the curve, or a point with a small-order component.
+};
+
+// The defect's name as messages give it: "not a canonical encoding",
+// "a small-order point", "not a point of the prime-order subgroup".
+std::string_view KeyDefectName(KeyDefect defect);
+
+// The defect of `raw` as an Ed25519 public key, nullopt when it is a valid
+// one. `raw` must be kEd25519KeyBytes long (any other length is
+// kNotCanonical). The decision is libsodium's
+// (crypto_core_ed25519_is_valid_point); this only names the reason.
+std::optional<KeyDefect> PublicKeyDefect(std::string_view raw);
+
+// Why a signature does not verify.
+enum class SignatureDefect {
+  kWrongLength,    // Not kEd25519SignatureBytes.
+  kSNotCanonical,  // S (the last 32 bytes) is not below the group order L.
+  kRSmallOrder,    // R (the first 32 bytes) is a small-order point.
+  kKeyNotValid,    // The key is the empty key (the only invalid PublicKey).
+  kDoesNotVerify,  // Well-formed, but not this key's signature of the message.
+};
+
+// "not 64 bytes", "S is not below the group order L", "R is a small-order
+// point", "the key is not a valid key", "it does not verify".
+std::string_view SignatureDefectName(SignatureDefect defect);
+
 class PublicKey {
  public:
   // The empty key (32 zero bytes), so that structs holding a PublicKey can be
@@ -56,13 +104,16 @@ class PublicKey {
   bool empty() const;
 
   // From the raw 32 bytes. Errors: kInvalidArgument when `raw` is not 32
-  // bytes or OpenSSL refuses it.
+  // bytes, or has a KeyDefect (the message names it: "the public key is a
+  // small-order point").
   static StatusOr<PublicKey> FromRaw(std::string_view raw);
 
   // From the text form "ed25519:<base64>"; surrounding ASCII white space is
-  // ignored (an environment variable or a pasted line). Errors:
-  // kInvalidArgument when the prefix is missing, the base64 is not canonical
-  // or does not hold 32 bytes.
+  // ignored (an environment variable or a pasted line). Every public key the
+  // protocol reads comes through here: records, reports, edges files,
+  // CARLOS_ENROLLMENT_PUBKEY. Errors: kInvalidArgument when the prefix is
+  // missing, the base64 is not canonical or does not hold 32 bytes, or the
+  // key has a KeyDefect (as FromRaw).
   static StatusOr<PublicKey> Parse(std::string_view text);
 
   // The text form "ed25519:<base64>" (44 base64 characters).
@@ -71,9 +122,15 @@ class PublicKey {
   // The raw 32 bytes.
   std::string raw() const { return std::string(raw_.begin(), raw_.end()); }
 
-  // OK when `signature` (raw 64 bytes) is this key's Ed25519 signature of
-  // `message`. Errors: kCorrupt "bad signature" (any mismatch, a signature
-  // of the wrong length included); kInternal when OpenSSL fails to run.
+  // nullopt when `signature` (raw 64 bytes) is this key's Ed25519 signature
+  // of `message` by libsodium's crypto_sign_verify_detached (S < L, R not of
+  // small order, the key valid); otherwise the first defect found, in the
+  // enum's order.
+  std::optional<SignatureDefect> CheckSignature(std::string_view message,
+                                                std::string_view signature) const;
+
+  // CheckSignature as a Status. Errors: kCorrupt "bad signature: <defect
+  // name> ..." for any defect.
   Status Verify(std::string_view message, std::string_view signature) const;
 
   friend bool operator==(const PublicKey& a, const PublicKey& b) { return a.raw_ == b.raw_; }

@@ -1,6 +1,8 @@
 // Key and prefix rules (store.h) and ListAll.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "store/store.h"
 
 namespace carlos {
@@ -54,14 +56,42 @@ Status ValidatePrefix(std::string_view prefix) {
 }
 
 StatusOr<std::vector<std::string>> ListAll(Store& store, std::string_view prefix) {
+  constexpr int kPageKeys = 1000;
   std::vector<std::string> out;
+  std::set<std::string, std::less<>> tokens;
   std::string token;
-  for (;;) {
-    CARLOS_ASSIGN_OR_RETURN(ListPage page, store.List(prefix, token, 1000));
-    for (auto& k : page.keys) out.push_back(std::move(k));
+  auto refuse = [&](std::string why) {
+    return Corrupt(
+        fmt::format("{}: listing {:?}: {}; the listing is refused (the server's answers "
+                    "cannot be right)",
+                    store.Describe(), prefix, why));
+  };
+  for (size_t pages = 1;; ++pages) {
+    CARLOS_ASSIGN_OR_RETURN(ListPage page, store.List(prefix, token, kPageKeys));
+    if (page.keys.size() > static_cast<size_t>(kPageKeys)) {
+      return refuse(fmt::format("page {} holds {} keys, more than the {} asked for", pages,
+                                page.keys.size(), kPageKeys));
+    }
+    for (auto& k : page.keys) {
+      if (!std::string_view(k).starts_with(prefix)) {
+        return refuse(fmt::format("page {} holds {:?}, outside the prefix", pages, k));
+      }
+      if (!out.empty() && k <= out.back()) {
+        return refuse(fmt::format("page {} holds {:?} after {:?}: keys repeat or go back", pages, k,
+                                  out.back()));
+      }
+      if (out.size() >= kMaxListedKeys) {
+        return refuse(fmt::format("more than {} keys", kMaxListedKeys));
+      }
+      out.push_back(std::move(k));
+    }
     if (page.next_token.empty()) break;
-    if (page.next_token == token) {
-      return Internal(fmt::format("{} returned the same list token twice", store.Describe()));
+    if (!tokens.insert(page.next_token).second) {
+      return refuse(fmt::format("page {} continues with a token that came before", pages));
+    }
+    if (pages > out.size() + kListPageAllowance) {
+      return refuse(fmt::format("{} pages for {} keys: more pages than the keys could fill", pages,
+                                out.size()));
     }
     token = std::move(page.next_token);
   }

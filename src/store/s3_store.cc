@@ -49,6 +49,9 @@ namespace {
 constexpr std::string_view kEmptySha256 =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 constexpr size_t kMaxListBody = 8 << 20;
+// AWS's continuation tokens are about 100 bytes; ListAll keeps every token
+// it saw, so a bound keeps that memory small.
+constexpr size_t kMaxContinuationToken = 4096;
 
 Stop& NeverStop() {
   static Stop stop;
@@ -173,6 +176,9 @@ std::string S3Code(const S3Store::Response& r) {
 
 // Whether an answer (not a curl failure) is worth another attempt.
 bool TransientHttp(const S3Store::Response& r) {
+  // 501 NotImplemented is a server that lacks the feature (conditional
+  // writes on an old S3-compatible server): asking again changes nothing.
+  if (r.http == 501) return false;
   if (r.http >= 500 || r.http == 429) return true;
   if (r.http == 409 || r.http == 400) return TransientS3Code(S3Code(r));
   return false;
@@ -405,6 +411,11 @@ Status AnswerStatus(const S3Store::Response& r, std::string_view where, std::str
   }
   if (r.http == 404) return NotFound(msg);
   if (r.http == 401 || r.http == 403) return Denied(msg);
+  if (r.http == 501) {
+    return InvalidArgument(msg +
+                           " (the S3 server does not implement this request; the store needs "
+                           "conditional writes: If-None-Match and If-Match on PUT)");
+  }
   if (r.http == 301 || r.http == 307 || code == "AuthorizationHeaderMalformed") {
     return InvalidArgument(msg + " (the bucket is in another region? set AWS_REGION)");
   }
@@ -425,6 +436,14 @@ StatusOr<Object> S3Store::GetWithin(std::string_view key, SystemTime deadline) {
   std::string where = fmt::format("{}: {}", Describe(), req.what);
   if (r.http == 404 && S3Code(r) != "NoSuchBucket") {
     return NotFound(fmt::format("{}: key not found", where));
+  }
+  if (r.http == 403) {
+    // Amazon S3 API Reference, GetObject, "Permissions": without
+    // s3:ListBucket, a missing key is answered 403 AccessDenied, not 404.
+    return Denied(fmt::format(
+        "{}: {} (AWS also answers 403 for a missing key when the credentials lack s3:ListBucket "
+        "on the bucket: grant it)",
+        where, Explain(r)));
   }
   if (r.http != 200) return AnswerStatus(r, where, opts_.bucket);
   if (r.etag.empty()) return Corrupt(fmt::format("{}: the answer has no ETag", where));
@@ -485,11 +504,21 @@ StatusOr<std::string> S3Store::Put(std::string_view key, std::string_view data,
         if (r.etag.empty()) return Corrupt(fmt::format("{}: the answer has no ETag", where));
         return r.etag;
       }
+      // Amazon S3 API Reference, PutObject ("If-None-Match", "If-Match"),
+      // and User Guide, "How to prevent object overwrites with conditional
+      // writes": a condition that does not hold is 412 PreconditionFailed,
+      // except If-Match on a key with no current version, which AWS answers
+      // 404 NoSuchKey (Ceph RGW 16 answers 412). Both are the store's
+      // kPreconditionFailed, as the directory backend's (store.h).
       if (r.http == 412) {
         return PreconditionFailed(fmt::format("{}: {}", where,
                                               options.condition == PutCondition::kCreateOnly
                                                   ? "the key already exists"
                                                   : "the key is missing or at another version"));
+      }
+      if (r.http == 404 && options.condition == PutCondition::kIfMatch &&
+          S3Code(r) == "NoSuchKey") {
+        return PreconditionFailed(fmt::format("{}: the key is missing ({})", where, Explain(r)));
       }
       return AnswerStatus(r, where, opts_.bucket);
     }
@@ -539,6 +568,23 @@ StatusOr<ListPage> S3Store::List(std::string_view prefix, std::string_view token
   if (r.http != 200) return AnswerStatus(r, where, opts_.bucket);
   auto parsed = ParseListObjectsV2(r.body);
   if (!parsed.ok()) return parsed.status().Annotate(where);
+  // Amazon S3 API Reference, ListObjectsV2: a response "might contain fewer
+  // keys but will never contain more" than MaxKeys, and NextContinuationToken
+  // continues the listing — so the token just sent coming back is a listing
+  // that does not move (ListAll checks the rest across pages).
+  if (parsed->keys.size() > static_cast<size_t>(max_keys)) {
+    return Corrupt(fmt::format("{}: the page holds {} keys, more than the {} asked for", where,
+                               parsed->keys.size(), max_keys));
+  }
+  if (parsed->truncated && !token.empty() && parsed->next_continuation_token == token) {
+    return Corrupt(fmt::format(
+        "{}: the page continues with the token it was asked for, so the listing never ends",
+        where));
+  }
+  if (parsed->next_continuation_token.size() > kMaxContinuationToken) {
+    return Corrupt(fmt::format("{}: the continuation token has {} bytes, more than {}", where,
+                               parsed->next_continuation_token.size(), kMaxContinuationToken));
+  }
   ListPage page;
   page.keys = std::move(parsed->keys);
   if (parsed->truncated) page.next_token = std::move(parsed->next_continuation_token);

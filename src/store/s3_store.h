@@ -8,8 +8,18 @@
 // sends If-None-Match: *, compare-and-swap sends If-Match with the tag
 // unquoted (Ceph RGW 16 answers 412 to a quoted ETag even when it matches;
 // AWS accepts both; docs/store.md has what was measured). 412 is
-// kPreconditionFailed; 409 ConditionalRequestConflict is retried, as AWS
-// documents. A compare-and-swap tag that is not an S3 ETag (32 hex digits,
+// kPreconditionFailed, and so is 404 NoSuchKey to an If-Match (AWS's answer
+// when the key has no current version; Amazon S3 User Guide, "How to
+// prevent object overwrites with conditional writes"); 409
+// ConditionalRequestConflict is retried, as AWS documents (Amazon S3 API
+// Reference, PutObject: "On a 409 failure you should retry the upload").
+// 501 NotImplemented (a server without conditional writes) is
+// kInvalidArgument, not retried. A 403 to a GET names the missing
+// s3:ListBucket permission, with which AWS answers a missing key (Amazon S3
+// API Reference, GetObject). A ListObjectsV2 page with more keys than asked
+// for, or that continues with the token it was asked for, is kCorrupt
+// (store.h, ListAll, bounds the whole listing). A compare-and-swap tag that is not an S3 ETag (32
+// hex digits,
 // "-N" for multipart uploads) is kPreconditionFailed without a request:
 // Ceph RGW 16 compares only a prefix of If-Match, so "<current tag>junk"
 // would otherwise overwrite.

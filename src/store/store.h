@@ -10,14 +10,18 @@
 //
 // Errors every method may return (Status codes, see base/status.h):
 //   kInvalidArgument  the key is not valid (ValidateKey says why);
-//   kNotFound         the key does not exist (Get, Delete, Put with kIfMatch
-//                     is kPreconditionFailed instead, as S3 answers 412);
+//   kNotFound         the key does not exist (Get only: Delete of a missing
+//                     key is OK, and Put with kIfMatch on a missing key is
+//                     kPreconditionFailed — the condition did not hold — on
+//                     both backends, whatever the S3 server answers: AWS
+//                     answers 404 NoSuchKey, Ceph RGW 412; s3_store.h);
 //   kPreconditionFailed  a Put's condition did not hold;
 //   kUnavailable      transient (network, 5xx, SlowDown, disk full): the
 //                     backend already retried with backoff within its
 //                     deadline before returning this;
 //   kDenied           credentials or permissions refused it;
-//   kCorrupt          the backend answered something unreadable;
+//   kCorrupt          the backend answered something unreadable, or a
+//                     listing that cannot be right (ListAll);
 //   kUnknownOutcome   a conditional write's answer was lost and reading the
 //                     key back could not tell whether it landed.
 //
@@ -123,7 +127,29 @@ class Store {
   StatusOr<std::optional<Object>> GetIfExists(std::string_view key);
 };
 
-// Lists every key under `prefix`, following pages. Errors as Store::List.
+// The most keys ListAll returns: a deployment of 10,000 boxes has under
+// 100,000 (DESIGN.md, "The deployment store"); a listing past this is a
+// server that does not stop, not a deployment.
+inline constexpr size_t kMaxListedKeys = 1'000'000;
+
+// The pages ListAll accepts beyond one per key listed. S3 may answer a page
+// with fewer keys than asked, even none, and IsTruncated true (Amazon S3 API
+// Reference, ListObjectsV2, "MaxKeys": "the response might contain fewer
+// keys but will never contain more"), so a page without keys is not an error
+// by itself; this many of them is.
+inline constexpr size_t kListPageAllowance = 100;
+
+// Lists every key under `prefix`, following pages of 1,000 keys, in
+// ascending order. The listing must make progress, so that a server that
+// never says "done" costs bounded time and memory (Amazon S3 API Reference,
+// ListObjectsV2: keys come "in ascending order of the respective key
+// names", and NextContinuationToken continues the listing): every key must
+// start with `prefix` and sort after every key before it (a repeated page
+// or one that goes back is refused), no continuation token may come twice,
+// a page may hold at most the keys asked for, the pages may number at most
+// the keys listed plus kListPageAllowance, and the keys at most
+// kMaxListedKeys. Errors: kCorrupt naming the rule broken and the backend;
+// others as Store::List.
 StatusOr<std::vector<std::string>> ListAll(Store& store, std::string_view prefix);
 
 // Opens the deployment store the environment names (DESIGN.md, "Switches

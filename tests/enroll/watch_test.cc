@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "enroll/settings.h"
+#include "fixtures.h"
 #include "identity/store_keys.h"
 #include "world.h"
 
@@ -99,7 +100,7 @@ class SettingsTest : public ::testing::Test {
     key_ = *identity::PrivateKey::Generate();
     ASSERT_TRUE(identity::WriteNewPrivateKeyFile(key_path_, key_).ok());
     cert_path_ = tmp_.path() + "/aws.pem";
-    std::ofstream(cert_path_) << "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+    std::ofstream(cert_path_) << identity::testing::AwsCertForTest().cert_pem;
   }
   StatusOr<EnrollerSettings> From(std::map<std::string, std::string> vars,
                                   KeyNeed need = KeyNeed::kPrivate) {
@@ -160,7 +161,7 @@ TEST_F(SettingsTest, EachBadSettingIsNamed) {
   EXPECT_THAT(with("CARLOS_REGION", "EU West").message(), HasSubstr("CARLOS_REGION"));
   EXPECT_THAT(with("CARLOS_ENROLL_WORKERS", "0").message(), HasSubstr("CARLOS_ENROLL_WORKERS"));
   EXPECT_THAT(with("CARLOS_AWS_IID_CERT", key_path_.c_str()).message(),
-              HasSubstr("holds no PEM certificate"));
+              HasSubstr("that is not a certificate"));
   EXPECT_THAT(
       with("CARLOS_ENROLLMENT_PUBKEY", "ed25519:11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
           .message(),
@@ -176,8 +177,7 @@ TEST_F(SettingsTest, EachBadSettingIsNamed) {
 TEST_F(SettingsTest, ADirectoryHoldsOneCertificatePerRegion) {
   std::string dir = tmp_.path() + "/certs";
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
-  std::ofstream(dir + "/eu-west-1.pem")
-      << "-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n";
+  std::ofstream(dir + "/eu-west-1.pem") << identity::testing::AwsCertForTest().cert_pem;
   std::ofstream(dir + "/README") << "not a certificate";
   auto certs = LoadIidCertificates(dir);
   ASSERT_TRUE(certs.ok()) << certs.status().message();

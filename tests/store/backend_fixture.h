@@ -1,5 +1,6 @@
 // The parameterized fixture the conformance and concurrency suites share:
-// each test runs once per backend ("dir", "s3") on a fresh, empty store.
+// each test runs once per backend ("dir", "s3" on Ceph RGW, "awslike" on
+// tests/harness/aws-s3-server) on a fresh, empty store.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -126,7 +126,8 @@ TEST_P(ConcurrencyTest, CompareAndSwapLosesNoIncrement) {
   EXPECT_EQ(std::stoi(got->data), kProcs * kIncrements) << got->data;
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, ConcurrencyTest, ::testing::Values("dir", "s3"), BackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, ConcurrencyTest, ::testing::Values("dir", "s3", "awslike"),
+                         BackendName);
 
 }  // namespace
 }  // namespace carlos::testing

@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -86,6 +87,97 @@ StatusOr<std::unique_ptr<Store>> Reopen(const std::map<std::string, std::string>
   return OpenStore(MapGetenv(env));
 }
 
+namespace {
+
+// The one AWS-like server of this process; stopped by the destructor of a
+// static at exit (closing its standard input ends it), or by its own end
+// when this process dies first.
+class AwsLikeServer {
+ public:
+  static AwsLikeServer& Get() {
+    static AwsLikeServer server;
+    return server;
+  }
+  ~AwsLikeServer() {
+    if (pid_ <= 0) return;
+    ::close(stdin_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  const std::string& error() const { return error_; }
+  int port() const { return port_; }
+
+ private:
+  AwsLikeServer() {
+    std::string script = EnvOr(ProcessGetenv(), "CARLOS_SOURCE_DIR", CARLOS_SOURCE_DIR_DEFAULT) +
+                         "/tests/harness/aws-s3-server";
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
+      error_ = "pipe failed";
+      return;
+    }
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      ::execl("/usr/bin/python3", "python3", script.c_str(), "--port", "0",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    stdin_ = in[1];
+    std::string line;
+    char c;
+    while (::read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
+    ::close(out[0]);
+    if (!line.starts_with("port ")) {
+      error_ = fmt::format("{} did not start (python3 from scripts/deps.sh?): {:?}", script, line);
+      return;
+    }
+    port_ = std::atoi(line.c_str() + 5);
+  }
+  pid_t pid_ = -1;
+  int stdin_ = -1;
+  int port_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+std::map<std::string, std::string> AwsLikeServerEnv(std::string* error) {
+  AwsLikeServer& s = AwsLikeServer::Get();
+  if (!s.error().empty()) {
+    *error = s.error();
+    return {};
+  }
+  return {{"CARLOS_S3_ENDPOINT", fmt::format("http://127.0.0.1:{}", s.port())},
+          {"AWS_ACCESS_KEY_ID", "TESTKEY"},
+          {"AWS_SECRET_ACCESS_KEY", "TESTSECRET"},
+          {"AWS_REGION", "us-east-1"}};
+}
+
+Status ScriptAwsLike(const std::string& bucket, const std::string& script) {
+  std::string error;
+  auto env = AwsLikeServerEnv(&error);
+  if (!error.empty()) return Unavailable(error);
+  CURL* h = curl_easy_init();
+  std::string url = env["CARLOS_S3_ENDPOINT"] + "/_carlos/script/" + bucket;
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, script.c_str());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, static_cast<long>(script.size()));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 5000L);
+  long code = 0;
+  CURLcode rc = curl_easy_perform(h);
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+  curl_easy_cleanup(h);
+  if (rc != CURLE_OK || code != 200) {
+    return Unavailable(fmt::format("scripting {} on the AWS-like server: HTTP {}", script, code));
+  }
+  return OkStatus();
+}
+
 StatusOr<Backend> MakeBackend(const std::string& kind, const std::string& dir) {
   Backend b;
   if (kind == "dir") {
@@ -94,7 +186,7 @@ StatusOr<Backend> MakeBackend(const std::string& kind, const std::string& dir) {
     b.env["CARLOS_DEPLOYMENT_DIR"] = root;
   } else {
     std::string error;
-    auto server = S3ServerEnv(&error);
+    auto server = kind == "awslike" ? AwsLikeServerEnv(&error) : S3ServerEnv(&error);
     if (!error.empty()) return Unavailable(error);
     b.env = server;
     b.env["CARLOS_DEPLOYMENT_BUCKET"] = UniqueBucket();

@@ -37,6 +37,17 @@ std::string S3EnvFile();
 // no server is up), `*error` says why.
 std::map<std::string, std::string> S3ServerEnv(std::string* error);
 
+// The AWS-like S3 server (tests/harness/aws-s3-server): started once per
+// test process on a free 127.0.0.1 port, on first use, and stopped when the
+// process exits (it also stops by itself when its standard input closes).
+// Its settings, as S3ServerEnv's; `*error` says why when it cannot start.
+std::map<std::string, std::string> AwsLikeServerEnv(std::string* error);
+
+// Scripts a fault on the AWS-like server for `bucket` (the script names are
+// in tests/harness/aws-s3-server; "normal" undoes it). Errors: kUnavailable
+// when the server does not take it.
+Status ScriptAwsLike(const std::string& bucket, const std::string& script);
+
 // A bucket name no other test process uses on this server run.
 std::string UniqueBucket();
 
@@ -53,8 +64,8 @@ struct Backend {
 };
 
 // Makes a fresh, empty store of `kind` ("dir": a directory under `dir`;
-// "s3": a new bucket on the test server). Errors: the server's or the
-// file system's.
+// "s3": a new bucket on the test server (Ceph RGW); "awslike": a new bucket
+// on the AWS-like server). Errors: the server's or the file system's.
 StatusOr<Backend> MakeBackend(const std::string& kind, const std::string& dir);
 
 // Opens the backend `env` names again, as another process would.

@@ -1,5 +1,6 @@
 // Unit tests with no server: key rules, the XML reader, credentials,
 // UriEncode and OpenStore's choice of backend.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +16,55 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+
+// A store that answers List with the pages it is given, one per call.
+class ScriptedPages : public Store {
+ public:
+  explicit ScriptedPages(std::vector<ListPage> pages) : pages_(std::move(pages)) {}
+  StatusOr<Object> Get(std::string_view) override { return NotFound("none"); }
+  StatusOr<std::string> Put(std::string_view, std::string_view, const PutOptions&) override {
+    return Denied("read-only");
+  }
+  StatusOr<ListPage> List(std::string_view, std::string_view, int) override {
+    ++calls;
+    if (next_ >= pages_.size()) return ListPage{};
+    return pages_[next_++];
+  }
+  Status Delete(std::string_view) override { return Denied("read-only"); }
+  std::string Describe() const override { return "scripted"; }
+  int calls = 0;
+
+ private:
+  std::vector<ListPage> pages_;
+  size_t next_ = 0;
+};
+
+TEST(ListAllBounds, ShortAndEmptyPagesWithinTheAllowanceAreAccepted) {
+  // S3 may answer fewer keys than asked, even none, with more to come.
+  std::vector<ListPage> pages;
+  for (size_t i = 0; i < kListPageAllowance; ++i) pages.push_back({{}, fmt::format("t{}", i)});
+  pages.push_back({{"p/a", "p/b"}, "t-last"});
+  pages.push_back({{"p/c"}, ""});
+  ScriptedPages store(pages);
+  auto keys = ListAll(store, "p/");
+  ASSERT_TRUE(keys.ok()) << keys.status().message();
+  EXPECT_THAT(*keys, ElementsAre("p/a", "p/b", "p/c"));
+  EXPECT_EQ(store.calls, static_cast<int>(kListPageAllowance) + 2);
+}
+
+TEST(ListAllBounds, KeysOutsideThePrefixOrOutOfOrderAreRefused) {
+  ScriptedPages outside({{{"p/a", "q/b"}, ""}});
+  auto a = ListAll(outside, "p/");
+  EXPECT_EQ(a.status().code(), Code::kCorrupt);
+  EXPECT_THAT(a.status().message(), HasSubstr("page 1 holds \"q/b\", outside the prefix"));
+  ScriptedPages backwards({{{"p/b"}, "t1"}, {{"p/a"}, ""}});
+  auto b = ListAll(backwards, "p/");
+  EXPECT_EQ(b.status().code(), Code::kCorrupt);
+  EXPECT_THAT(b.status().message(), HasSubstr("keys repeat or go back"));
+  ScriptedPages too_many({{std::vector<std::string>(1001, "p/x"), ""}});
+  EXPECT_THAT(ListAll(too_many, "p/").status().message(),
+              HasSubstr("1001 keys, more than the 1000"));
+}
 
 TEST(KeyTest, ValidKeys) {
   for (std::string k :
