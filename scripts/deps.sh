@@ -17,6 +17,8 @@ packages=(
   # The end-to-end test's load balancer, the health-check benchmark's load
   # generator and the web server it is compared with
   haproxy wrk nginx-light
+  # The protocol's model checker (model/check.sh) and the soak's checker
+  spin jq
   # Packaging checks
   lintian systemd dpkg-dev
 )
