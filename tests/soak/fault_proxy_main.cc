@@ -1,5 +1,5 @@
 // soak_fault_proxy: the store tests' fault proxy (tests/store/fault_proxy.h)
-// as a process, for the soak (tests/soak/README.md): it forwards every S3
+// as a process, for the soak (docs/protocol.md, "The fault soak"): it forwards every S3
 // request to 127.0.0.1:<upstream>, or, as the control file says at the
 // moment the request arrives, injects a fault. The soak runner rewrites the
 // control file (atomically) to start and stop faults.

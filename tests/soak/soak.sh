@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault soak (tests/soak/README.md): runs a real region (`carlos dev
+# The fault soak (docs/protocol.md, "The fault soak"): runs a real region (`carlos dev
 # region`: N agents, root's joins, an enroller) plus a second enroller, on
 # the directory store or on Ceph RGW behind the fault proxy, injects faults
 # at random moments from a seed, and checks from outside, sharing no code
