@@ -1,5 +1,6 @@
 /*
- * The join protocol (docs/protocol.md, "The model"), in Promela for SPIN.
+ * The join protocol (docs/protocol.md, "The model and the fault soak"),
+ * in Promela for SPIN; model/check.sh checks it.
  *
  * Actors: K boxes, each an agent (carlos agent: SelectMode, RunJoining,
  * RunHosting, the record loop, the guard-ready report) and root's join
@@ -7,13 +8,14 @@
  * auto-enroll: ReadBoxDocs, enroll::Decide, WriteInvitation,
  * WriteEnrollment); an operator who retires one box (Enroller::Retire);
  * another machine that claims box 0's label (a conflict); time, which
- * expires invitations. The store: create-only and compare-and-swap writes,
- * single-key reads, each a step of its own (every interleaving of reads
- * and writes is explored). Crashes: an agent or a join is killed at any
+ * expires invitations. The store: create-only and compare-and-swap writes
+ * and single-key reads; every interleaving of the actors' steps is
+ * explored (which reads share a step, and why, is said at each actor; the
+ * table in docs/protocol.md maps each step to its function). Crashes: an agent or a join is killed at any
  * step (bounded by MAXCRASH) and loses everything it held in memory; the
  * store and the box's disk (box key, guard files) stay.
  *
- * Abstractions (docs/protocol.md, "The model", says why each is sound):
+ * Abstractions (docs/protocol.md says why each is sound):
  *  - a signed document is its fields; a signature is never forged (the
  *    enrollment key is not modelled as leaked), so "valid" = present and
  *    bound (record, invitation, guard) as the reader checks;
@@ -29,8 +31,10 @@
  * Variants (-D): BROKEN_NO_GUARD (hosting on the enrollment alone),
  * BROKEN_NO_RETIRED (hosting ignores retirements), BROKEN_PUT_INVITATION
  * (invitations written unconditionally), BROKEN_PUT_ENROLLMENT
- * (enrollments written unconditionally), STRICT (the invariant without the
- * one-check grace), NO_JOIN_CRASH, ONE_ENROLLER, NO_EXPIRY.
+ * (enrollments written unconditionally), BROKEN_PUT_RECORD (the record
+ * written unconditionally), STRICT (the invariant without the one-check
+ * grace), NO_JOIN_CRASH, ONE_ENROLLER, NO_EXPIRY; K (boxes, 1-3), MAXINV,
+ * MAXCRASH, MAXFAULT (bounds).
  */
 
 #ifndef K
@@ -76,7 +80,6 @@ bool bad_replace;   /* an invitation write replaced a valid invitation */
 bool bad_record;    /* an identity record write replaced a record */
 byte crashes;
 byte faults;
-byte retirements;
 
 #define TOUCH(i) stale[i] = 1; pend[i] = 1
 
@@ -318,7 +321,7 @@ active proctype Operator() {
   atomic { select(i : 0 .. K - 1); lrec = rec[i] }
   if
   :: lrec != NONE ->
-     atomic { if :: ret_rec[i] == 0 -> ret_rec[i] = lrec; retirements++; TOUCH(i)
+     atomic { if :: ret_rec[i] == 0 -> ret_rec[i] = lrec; TOUCH(i)
               :: else -> skip fi }
   :: else -> skip
   fi
