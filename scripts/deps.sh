@@ -7,8 +7,6 @@ set -euo pipefail
 packages=(
   # Build
   cmake ninja-build g++ pkg-config clang clang-format libclang-rt-14-dev
-  # The thread-safety check reads the build's compile_commands.json
-  python3
   # Libraries (README, "Dependencies", says why each)
   libcurl4-openssl-dev libssl-dev libsodium-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libspdlog-dev
@@ -17,11 +15,14 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # The real S3-compatible server the S3 backend is tested against (Ceph RGW)
   radosgw ceph-mon ceph-osd uuid-runtime curl
-  # The S3 server that answers as AWS documents (tests/harness/aws-s3-server)
+  # The S3 server that answers as AWS documents (tests/harness/aws-s3-server),
+  # and the thread-safety check, which reads the build's compile_commands.json
   python3
   # The end-to-end test's load balancer, the health-check benchmark's load
   # generator and the web server it is compared with
   haproxy wrk nginx-light
+  # The protocol's model checker (model/check.sh) and the soak's checker
+  spin jq
   # Packaging checks; the man page (help2man, from --help-all)
   lintian systemd dpkg-dev help2man
   # The system test (tests/system/run.sh): boxes are systemd-nspawn
