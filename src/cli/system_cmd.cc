@@ -43,8 +43,10 @@ constexpr const char* kJoinFooter =
 
 constexpr const char* kExecFooter =
     "With the guard armed, COMMAND starts only when the box's enrollment in the store still "
-    "matches the guard (and the box is not retired); unarmed, it starts (the agent can then "
-    "only join). Started as root, it drops to CARLOS_SERVICE_USER (default carlos) first. "
+    "matches the guard (and the box is not retired), whatever CARLOS_HOST_CLAIM and "
+    "CARLOS_REGION_HA say; unarmed, it starts (the agent can then only join, or, with either "
+    "switch blank, hosts as before region HA). Started as root, it drops to CARLOS_SERVICE_USER "
+    "(default carlos) first. "
     "Exit codes: COMMAND's own once started; 1 refused (one line says why); 127 COMMAND could "
     "not be started; 2 usage.";
 
