@@ -93,7 +93,7 @@ TEST(Gate, AnArmedGuardIsEnforcedWithASwitchOff) {
                                      "it is enrolled"));
   }
   // Not armed: the switches decide (hosts at once).
-  GateHarness h({});
+  GateHarness h(std::map<std::string, std::string>{});
   h.g_.guard_armed = [] { return false; };
   EXPECT_TRUE(h.Run());
   EXPECT_EQ(h.opened_, 0u);
