@@ -61,8 +61,8 @@ TEST(ImdsRoleCredentials, ImdsDisabledIsDeniedNotAPreconditionFailure) {
   auto c = ImdsRoleCredentials(client)();
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), Code::kDenied);
-  EXPECT_NE(c.status().message().find("the instance role's credentials from IMDS: IMDS answered "
-                                      "403 to PUT"),
+  EXPECT_NE(c.status().message().find("the instance role's credentials from IMDS: instance role: "
+                                      "IMDS answered 403 to PUT /latest/api/token"),
             std::string::npos)
       << c.status().message();
   (*srv)->Shutdown();
