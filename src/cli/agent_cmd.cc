@@ -4,6 +4,7 @@
 #include "base/clock.h"
 #include "base/env.h"
 #include "base/log.h"
+#include "base/log_layout.h"
 #include "base/open_files.h"
 #include "base/signals.h"
 #include "cli/commands.h"
@@ -17,7 +18,9 @@ constexpr const char* kEnvironment = R"(Environment (as in /etc/carlos/host.env)
   CARLOS_HOST_CLAIM, CARLOS_REGION_HA
                       claim mode and region HA: on when not blank, whatever the
                       value ("0" and "false" included). With either off there is
-                      no joining mode: the agent hosts directly.
+                      no joining mode: the agent hosts directly (and warns at
+                      every start when CARLOS_ENROLLMENT_PUBKEY is set), unless
+                      the box's guard is armed: it is enforced whatever they say.
   CARLOS_BOX_REFERENCE=group
                       the box was launched by its region's group: it resolves its
                       group reference from IMDS first; its label derives from it.
@@ -41,7 +44,10 @@ constexpr const char* kEnvironment = R"(Environment (as in /etc/carlos/host.env)
 Exit status: 0 on SIGTERM/SIGINT (hosting: after the drain) or when a joining
 box is enrolled and armed (systemd restarts it as the claim agent); 1 when a
 hosting box may no longer host (retired, unenrolled, disarmed), after the
-drain; 2 for a malformed setting.)";
+drain; 2 for a setting that cannot fix itself, checked at start, on one line
+naming it: -http (host:port, port 0..65535), CARLOS_DATA_DIR (an existing
+directory), CARLOS_ENROLLMENT_PUBKEY (set and valid when region HA applies), a
+timing. Only the store, IMDS and the documents are retried.)";
 
 }  // namespace
 
@@ -73,6 +79,8 @@ void AddAgentCommand(CLI::App& agent, Action* action) {
       env.getenv = ProcessGetenv();
       env.clock = RealClock();
       env.logf = StderrLogf();
+      env.warnf = PriorityLogf(Priority::kWarning);
+      env.errf = PriorityLogf(Priority::kErr);
       env.stop = stop;
       // Thousands of health check connections need descriptors: as the
       // seed's Go runtime did, use the hard limit (systemd's is 524288).

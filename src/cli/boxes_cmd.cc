@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/signals.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "enroll/enroller.h"
 #include "enroll/settings.h"
 #include "store/store.h"
@@ -19,11 +20,6 @@
 namespace carlos::cli {
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitError = 1;
-constexpr int kExitRefused = 3;
-constexpr int kExitNotFound = 4;
 
 constexpr const char* kFooter =
     "Exit codes: 0 ok, 1 error, 2 usage, 3 refused (a check failed; the message names it), "
@@ -85,14 +81,7 @@ struct Common {
 
 int Fail(const char* cmd, const Status& s) {
   std::fprintf(stderr, "carlos boxes %s: %s\n", cmd, s.message().c_str());
-  switch (s.code()) {
-    case Code::kPreconditionFailed:
-      return kExitRefused;
-    case Code::kNotFound:
-      return kExitNotFound;
-    default:
-      return kExitError;
-  }
+  return ExitStatusOf(s);
 }
 
 // Opens the store and the settings, and runs `fn` with an Enroller.

@@ -6,13 +6,15 @@
 // Every Add* function registers commands on the CLI11 app it is given and,
 // for each command, a callback that stores the command's action in
 // `*action`. main runs the action after parsing and exits with the int it
-// returns (0 success, 1 failure, 2 usage). Actions report their own errors
+// returns (cli/exit_status.h: 0 success, 1 failure, 2 usage, 3 precondition
+// failed or refused, 4 not found). Actions report their own errors
 // (one clear line on stderr) before returning non-zero.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace carlos::cli {
@@ -43,5 +45,24 @@ void AddDevRegionCommand(CLI::App& dev, Action* action);
 // agent's own command line through). Returns the rewritten argv (argv[0]
 // included).
 std::vector<std::string> NormalizeGoFlags(int argc, const char* const* argv);
+
+// The name in `names` nearest to `typed` for a "did you mean" hint: the one
+// with the smallest edit distance (Levenshtein: insertions, deletions,
+// substitutions), if it is at most 2 and less than typed's length, or the
+// only one `typed` is a prefix of; "" when none is near. Ties: the first in
+// `names`.
+std::string NearestName(std::string_view typed, const std::vector<std::string>& names);
+
+// The command `args` (NormalizeGoFlags' output, argv[0] first) names in
+// `app`'s tree, checked before parsing: descends through subcommand names
+// while the current command has subcommands. Returns "" when every name is
+// known, else the one line to print for the first unknown one: "carlos
+// boxes: unknown command \"lst\"; did you mean \"list\"? (carlos boxes -h
+// lists them)" (without the hint when none is near).
+std::string UnknownCommandError(CLI::App& app, const std::vector<std::string>& args);
+
+// "carlos boxes list": the names of the parsed command path from `app`
+// down (app's own name first).
+std::string ParsedCommandPath(CLI::App& app);
 
 }  // namespace carlos::cli

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/signals.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "dev/region.h"
 #include "dev/region_env.h"
 #include "dev/region_process.h"
@@ -101,7 +102,7 @@ void AddDevRegionCommand(CLI::App& dev, Action* action) {
       auto self = dev::SelfExecutable();
       if (!self.ok()) {
         std::fprintf(stderr, "carlos dev region: %s\n", self.status().ToString().c_str());
-        return 1;
+        return kExitError;
       }
       o->carlos_bin = *self;
       o->auto_enroll = !*no_enroller;
@@ -113,9 +114,10 @@ void AddDevRegionCommand(CLI::App& dev, Action* action) {
           dev::RunRegion(*o, dev::ProcessEnviron(), *stop, *RealClock(), StderrLogf(), stdout);
       if (!st.ok()) {
         std::fprintf(stderr, "carlos dev region: %s\n", st.ToString().c_str());
-        return 1;
+        // Bad options (--boxes 0) are usage, as CLI11's own errors.
+        return st.code() == Code::kInvalidArgument ? kExitUsage : kExitError;
       }
-      return 0;
+      return kExitOk;
     };
   });
 }

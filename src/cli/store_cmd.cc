@@ -8,35 +8,24 @@
 
 #include "base/env.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "store/store.h"
 
 namespace carlos::cli {
 
 namespace {
 
-// Exit codes (also in the commands' -h text).
-constexpr int kExitOk = 0;
-constexpr int kExitError = 1;
-constexpr int kExitPrecondition = 3;
-constexpr int kExitNotFound = 4;
-
 constexpr const char* kFooter =
-    "Exit codes: 0 ok, 1 error, 2 usage, 3 precondition failed (a create-only key exists, or "
-    "the version tag no longer matches), 4 not found.\n"
+    "Exit codes: 0 ok, 1 error (the store, IMDS or credentials failed), 2 usage, 3 precondition "
+    "failed (a create-only key exists, or the version tag no longer matches: only these), 4 "
+    "not found (the key).\n"
     "The store is the one the environment names: CARLOS_DEPLOYMENT_DIR, or "
     "CARLOS_DEPLOYMENT_BUCKET (with CARLOS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, "
     "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).";
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "carlos store: %s\n", s.message().c_str());
-  switch (s.code()) {
-    case Code::kPreconditionFailed:
-      return kExitPrecondition;
-    case Code::kNotFound:
-      return kExitNotFound;
-    default:
-      return kExitError;
-  }
+  return ExitStatusOf(s);
 }
 
 bool WriteAll(std::string_view data) {
@@ -65,7 +54,7 @@ int RunGet(const Flags& f) {
 int RunPut(const Flags& f) {
   if (f.create_only && !f.if_match.empty()) {
     std::fputs("carlos store: --create-only and --if-match exclude each other\n", stderr);
-    return 2;
+    return kExitUsage;
   }
   // Reads at most one byte more than the store allows, so that an oversized
   // input is refused by the store's own check without reading it all.

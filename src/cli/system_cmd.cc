@@ -44,8 +44,10 @@ constexpr const char* kJoinFooter =
 
 constexpr const char* kExecFooter =
     "With the guard armed, COMMAND starts only when the box's enrollment in the store still "
-    "matches the guard (and the box is not retired); unarmed, it starts (the agent can then "
-    "only join). Started as root, it drops to CARLOS_SERVICE_USER (default carlos) first. "
+    "matches the guard (and the box is not retired), whatever CARLOS_HOST_CLAIM and "
+    "CARLOS_REGION_HA say; unarmed, it starts (the agent can then only join, or, with either "
+    "switch blank, hosts as before region HA). Started as root, it drops to CARLOS_SERVICE_USER "
+    "(default carlos) first. "
     "Exit codes: COMMAND's own once started; 3 refused until an operator acts (retired, enrollment "
     "forged or for another guard, release below the floor, malformed settings); 1 the check could "
     "not be made (store or guard unreadable), after waiting CARLOS_JOIN_EVERY (15s); 127 COMMAND "

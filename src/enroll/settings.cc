@@ -52,6 +52,20 @@ StatusOr<IidCertificates> LoadIidCertificates(const std::string& path) {
   return certs;
 }
 
+namespace {
+
+// A setting's file that cannot be used: the setting is wrong, so a missing
+// file is kInvalidArgument, never kNotFound (which the commands report as a
+// missing box document, exit 4); other codes stay (a read that may succeed
+// later stays kUnavailable).
+Status SettingFileError(std::string_view var, const Status& st) {
+  Status named = st.Annotate(var);
+  if (st.code() == Code::kNotFound) return InvalidArgument(named.message());
+  return named;
+}
+
+}  // namespace
+
 StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
   EnrollerSettings s;
 
@@ -59,7 +73,7 @@ StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
   std::string pub_text = TrimSpace(getenv(protocol::kEnrollmentPubkeyVar));
   if (!key_path.empty()) {
     StatusOr<identity::PrivateKey> key = identity::LoadPrivateKeyFile(key_path);
-    if (!key.ok()) return key.status().Annotate("CARLOS_ENROLLMENT_KEY");
+    if (!key.ok()) return SettingFileError("CARLOS_ENROLLMENT_KEY", key.status());
     s.enrollment_public_key = key->public_key();
     s.enrollment_key = std::move(*key);
   } else if (need == KeyNeed::kPrivate) {
@@ -86,7 +100,7 @@ StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
   std::string cert_path = TrimSpace(getenv("CARLOS_AWS_IID_CERT"));
   if (!cert_path.empty()) {
     StatusOr<IidCertificates> certs = LoadIidCertificates(cert_path);
-    if (!certs.ok()) return certs.status().Annotate("CARLOS_AWS_IID_CERT");
+    if (!certs.ok()) return SettingFileError("CARLOS_AWS_IID_CERT", certs.status());
     s.iid_certificates = std::move(*certs);
   } else if (need == KeyNeed::kPrivate && !s.allow_unattested) {
     return InvalidArgument(

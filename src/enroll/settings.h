@@ -101,7 +101,8 @@ enum class KeyNeed {
 // not match the private key, and — for kPrivate — no CARLOS_AWS_IID_CERT
 // while CARLOS_ALLOW_UNATTESTED is off (nothing could ever be attested);
 // errors of LoadPrivateKeyFile and LoadIidCertificates, annotated with the
-// variable's name.
+// variable's name ("CARLOS_ENROLLMENT_KEY: ..."), a missing file as
+// kInvalidArgument (never kNotFound, which names a missing document).
 StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need);
 
 }  // namespace carlos::enroll

@@ -19,11 +19,22 @@ StatusOr<ExecVerdict> CheckGuardForExec(const ExecCheckDeps& deps) {
   CARLOS_ASSIGN_OR_RETURN(protocol::LocalGuard local,
                           protocol::ReadLocalGuard(data_dir, deps.owner_uid));
   ExecVerdict verdict;
+  const bool switches_on = protocol::RegionHAJoining(deps.getenv);
   if (!local.armed_now()) {
-    verdict.why =
-        fmt::format("the guard is not armed ({}): the agent can only join", local.why_not_armed());
+    // What the agent will really do (protocol::RegionHAApplies): with a
+    // switch blank and no armed guard it hosts as before region HA.
+    verdict.why = switches_on
+                      ? fmt::format("the guard is not armed ({}): the agent can only join",
+                                    local.why_not_armed())
+                      : fmt::format(
+                            "the guard is not armed ({}) and region HA is off (CARLOS_HOST_CLAIM "
+                            "or CARLOS_REGION_HA is blank): the agent hosts as before region HA",
+                            local.why_not_armed());
     return verdict;
   }
+  // An armed guard is enforced whatever the switches say.
+  const std::string enforced =
+      switches_on ? "" : " (the armed guard is enforced though a region HA switch is blank)";
   const identity::GuardFile& guard = local.guard->doc;
   verdict.armed = true;
   verdict.box = guard.box;
@@ -85,8 +96,8 @@ StatusOr<ExecVerdict> CheckGuardForExec(const ExecCheckDeps& deps) {
     verdict.enrolled = false;
     verdict.why = fmt::format(
         "the guard of {} is armed ({}) but the box has no enrollment ({}) yet, or it was "
-        "withdrawn: the agent can only join",
-        guard.box, local.guard->digest, enrollment.key);
+        "withdrawn: the agent can only join{}",
+        guard.box, local.guard->digest, enrollment.key, enforced);
     return verdict;
   }
   protocol::CheckEnrollment(
@@ -104,8 +115,8 @@ StatusOr<ExecVerdict> CheckGuardForExec(const ExecCheckDeps& deps) {
   }
   const auto& enrolled = *enrollment.parsed;
   verdict.enrolled = true;
-  verdict.why = fmt::format("the guard is armed for {} and its enrollment {} matches it", guard.box,
-                            enrolled.digest);
+  verdict.why = fmt::format("the guard is armed for {} and its enrollment {} matches it{}",
+                            guard.box, enrolled.digest, enforced);
   return verdict;
 }
 

@@ -3,7 +3,9 @@
 //
 //   guard not armed (absent, installed only, armed for another guard, or
 //   refused as untrusted): start — the agent can then only join, since its
-//   own mode selection hosts only an enrolled box with an armed guard;
+//   own mode selection hosts only an enrolled box with an armed guard; with
+//   CARLOS_HOST_CLAIM or CARLOS_REGION_HA blank it hosts as before region HA
+//   instead, and the verdict's why says so (protocol::RegionHAApplies);
 //   guard armed: start only when
 //     - the running release is at least the guard's floor release,
 //     - the box is not retired (control/retired/<box>.json valid for the
@@ -15,7 +17,9 @@
 //   otherwise refuse, with the reason. An armed box with no enrollment (not
 //   enrolled yet, or withdrawn) starts: it is at the guard-ready stage and
 //   must run to publish the report the enroller waits for, and it can only
-//   join. The store is read only when armed.
+//   join. The store is read only when armed. An armed guard is enforced
+//   whatever the switches say (protocol::RegionHAApplies): the why then
+//   notes that a switch is blank.
 //
 // Thread-safety: plain function; safe from any thread when the injected
 // functions are.

@@ -18,6 +18,7 @@
 #include "imds/group_reference.h"
 #include "imds/instance_identity.h"
 #include "lbhealth/listener.h"
+#include "net/http_server.h"
 #include "protocol/label.h"
 #include "protocol/local_guard.h"
 #include "protocol/settings.h"
@@ -37,6 +38,14 @@ struct Opened {
   identity::PrivateKey box_key;
   ModeFacts facts;
 };
+
+// Whether the local guard is armed; one that cannot be read counts as armed
+// (region HA's rules then apply, and the mode stays unknown until it can be
+// read: never a guess).
+bool GuardArmed(const std::string& data_dir) {
+  StatusOr<protocol::LocalGuard> g = protocol::ReadLocalGuard(data_dir, /*owner_uid=*/0);
+  return !g.ok() || g->armed_now();
+}
 
 class Agent {
  public:
@@ -80,6 +89,7 @@ class Agent {
   bool Gate() {
     host::Gate g;
     g.getenv = env_.getenv;
+    g.guard_armed = [this] { return GuardArmed(); };
     g.open = [this]() -> StatusOr<std::shared_ptr<const ModeFacts>> {
       CARLOS_ASSIGN_OR_RETURN(opened_, Open());
       // The facts live as long as what they were opened with.
@@ -93,6 +103,8 @@ class Agent {
     g.logf = env_.logf;
     return DecideAgentMode(g, *env_.stop);
   }
+
+  bool GuardArmed() const { return host::GuardArmed(data_dir_); }
 
   // Opens the store, the enrollment key and the box key.
   StatusOr<std::shared_ptr<Opened>> Open() {
@@ -229,7 +241,7 @@ class Agent {
     }
     Hosting h;
     h.box = label_;
-    const bool joining_mode = protocol::RegionHAJoining(env_.getenv);
+    const bool joining_mode = protocol::RegionHAApplies(env_.getenv, GuardArmed());
     std::shared_ptr<Opened> o = opened_;
     if (!o) {
       // A switch is off: the gate opened nothing. Publish when the
@@ -279,7 +291,36 @@ class Agent {
 
 }  // namespace
 
+Status CheckStaticSettings(const AgentFlags& flags, const Getenv& getenv) {
+  if (StatusOr<std::pair<std::string, int>> addr = net::SplitListenAddress(flags.http);
+      !addr.ok()) {
+    return InvalidArgument("-http: " + addr.status().message());
+  }
+  const std::string data_dir = DataDir(getenv);
+  struct stat st {};
+  if (::stat(data_dir.c_str(), &st) != 0) {
+    return InvalidArgument(
+        "CARLOS_DATA_DIR: " + ErrnoStatus(errno, "the data dir", data_dir).message() +
+        "; create it or set CARLOS_DATA_DIR to the box's data dir");
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return InvalidArgument("CARLOS_DATA_DIR: " + data_dir + " is not a directory");
+  }
+  if (protocol::RegionHAApplies(getenv, GuardArmed(data_dir))) {
+    StatusOr<identity::PublicKey> key = protocol::EnrollmentPublicKeyFromEnv(getenv);
+    if (!key.ok()) return key.status();
+  }
+  return OkStatus();
+}
+
 int RunAgent(const AgentFlags& flags, const AgentEnv& env) {
+  if (Status st = CheckStaticSettings(flags, env.getenv); !st.ok()) {
+    (env.errf ? env.errf : env.logf)("agent: " + st.ToString());
+    return 2;
+  }
+  if (std::string w = protocol::SwitchesOffWarning(env.getenv); !w.empty()) {
+    (env.warnf ? env.warnf : env.logf)("agent: warning: " + w);
+  }
   StatusOr<protocol::Timings> timings = protocol::TimingsFromEnv(env.getenv);
   if (!timings.ok()) {
     env.logf("agent: " + timings.status().ToString());

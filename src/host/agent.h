@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/env.h"
 #include "base/log.h"
+#include "base/status.h"
 
 namespace carlos::host {
 
@@ -32,9 +33,27 @@ struct AgentEnv {
   Getenv getenv;
   Clock* clock = nullptr;
   Logf logf;
+  // Lines at warning and error priority (base/log_layout.h); unset: logf.
+  Logf warnf;
+  Logf errf;
   // Requested on SIGTERM/SIGINT (base/signals.h).
   std::shared_ptr<Stop> stop;
 };
+
+// The agent's settings that cannot fix themselves, checked once at start
+// (DESIGN.md, "Switches and settings": only the store, IMDS and documents
+// change by themselves, so only they are retried):
+//   -http            a listen address (net::SplitListenAddress: host:port,
+//                    port 0..65535);
+//   CARLOS_DATA_DIR  an existing directory (base/env.h DataDir);
+//   CARLOS_ENROLLMENT_PUBKEY
+//                    set and parseable when the box joins at all
+//                    (protocol::RegionHAJoining; the key's rule is
+//                    protocol::EnrollmentPublicKeyFromEnv).
+// Returns OK, or kInvalidArgument whose message starts with the setting's
+// name ("-http: ...", "CARLOS_DATA_DIR: ...", "CARLOS_ENROLLMENT_PUBKEY
+// ..."). Reads the file system (one stat); thread-safe when `getenv` is.
+Status CheckStaticSettings(const AgentFlags& flags, const Getenv& getenv);
 
 // Runs the agent and returns the process's exit code:
 //   0  stopped by SIGTERM/SIGINT (joining: at once; hosting: after the
@@ -43,7 +62,8 @@ struct AgentEnv {
 //   1  hosting ended because the box may no longer host (retired,
 //      unenrolled, disarmed) after the drain, or the health listener could
 //      not start while hosting, or the box label is unusable;
-//   2  a malformed setting (a timing override).
+//   2  a malformed setting (a timing override, or CheckStaticSettings),
+//      found at start, before anything is opened or retried.
 // Every cause is logged on one line first.
 int RunAgent(const AgentFlags& flags, const AgentEnv& env);
 

@@ -10,7 +10,12 @@ namespace carlos::host {
 bool DecideAgentMode(const Gate& g, const Stop& stop) {
   CARLOS_CHECK(g.getenv, "DecideAgentMode requires getenv (host/gate.h)");
   if (!protocol::RegionHAJoining(g.getenv)) {
-    return true;
+    if (!protocol::RegionHAApplies(g.getenv, g.guard_armed && g.guard_armed())) return true;
+    if (g.logf) {
+      g.logf(
+          "agent: the guard is armed: it stays enforced whatever CARLOS_HOST_CLAIM and "
+          "CARLOS_REGION_HA say");
+    }
   }
   CARLOS_CHECK(g.open && g.select && g.join && g.clock && g.logf,
                "DecideAgentMode with region HA on requires every Gate field set (host/gate.h)");

@@ -20,6 +20,10 @@ struct ModeFacts;  // host/joinmode.h
 struct Gate {
   // The switches: CARLOS_HOST_CLAIM and CARLOS_REGION_HA.
   Getenv getenv;
+  // Whether this box's local guard is armed (or cannot be read: never a
+  // guess); unset is false. With it, region HA applies whatever the
+  // switches say (protocol::RegionHAApplies).
+  std::function<bool()> guard_armed;
   // Opens this box's facts: the deployment store, the keys, the local guard.
   // An error is a mode that cannot be known yet (logged once, retried).
   std::function<StatusOr<std::shared_ptr<const ModeFacts>>()> open;
@@ -38,8 +42,12 @@ struct Gate {
 
 // Decides whether this process starts the claim agent, exactly as the
 // seed's decideAgentMode:
-//  - CARLOS_HOST_CLAIM or CARLOS_REGION_HA blank: true at once (no joining
-//    mode; the agent hosts as before region HA), nothing else is called;
+//  - CARLOS_HOST_CLAIM or CARLOS_REGION_HA blank and the guard not armed
+//    (protocol::RegionHAApplies false): true at once (no joining mode; the
+//    agent hosts as before region HA), nothing else is called;
+//  - a switch blank and the guard armed: logs "agent: the guard is armed:
+//    it stays enforced whatever CARLOS_HOST_CLAIM and CARLOS_REGION_HA
+//    say", then goes on as with both on;
 //  - otherwise open the facts and select the mode; an error from either is
 //    logged once per distinct error as "agent: mode: <err>; checking again"
 //    (an open error wrapped as "mode unknown: the deployment's stores and

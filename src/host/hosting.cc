@@ -3,20 +3,20 @@
 #include <algorithm>
 
 #include "base/check.h"
+#include "base/failure_log.h"
 
 namespace carlos::host {
 
 namespace {
 
-// Logs `line` when `err` differs from the last one logged under `*last`;
-// forgets it on success.
-void Note(const Logf& logf, const Status& st, const std::string& prefix, std::string* last) {
+// Logs a failure once per distinct cause, and `recovered` again when it ends.
+void Note(FailureLog* log, const Status& st, const std::string& prefix,
+          const std::string& recovered) {
   if (st.ok()) {
-    last->clear();
-    return;
+    log->Succeeded(recovered);
+  } else {
+    log->Failed(st.ToString(), prefix + st.ToString());
   }
-  if (st.ToString() != *last) logf(prefix + st.ToString());
-  *last = st.ToString();
 }
 
 void Drain(const Hosting& h) {
@@ -34,29 +34,28 @@ Status RunHosting(const Hosting& h, const Stop& stop) {
   h.health->SetHosting(true);
   h.health->SetStage("hosting");
   h.logf("agent: " + h.box + " is hosting");
-  std::string edges_err, report_err, check_err;
+  FailureLog edges_log(h.logf, h.clock), report_log(h.logf, h.clock), check_log(h.logf, h.clock);
   SystemTime next_report = h.clock->Now();
   SystemTime next_check = h.clock->Now() + h.check_every;
   for (;;) {
     SystemTime now = h.clock->Now();
     if (now >= next_report) {
       if (h.publish_edges) {
-        Note(h.logf, h.publish_edges(),
-             "agent: hosting: the edges file was not published: ", &edges_err);
+        Note(&edges_log, h.publish_edges(), "agent: hosting: the edges file was not published: ",
+             "agent: hosting: the edges file is published");
       }
       if (h.publish_report) {
-        Note(h.logf, h.publish_report(),
-             "agent: hosting: the status report was not published: ", &report_err);
+        Note(&report_log, h.publish_report(),
+             "agent: hosting: the status report was not published: ",
+             "agent: hosting: the status report is published");
       }
       next_report = now + h.report_every;
     }
     if (h.select && now >= next_check) {
       StatusOr<protocol::ModeDecision> d = h.select();
       if (!d.ok()) {
-        if (d.status().ToString() != check_err) {
-          h.logf("agent: hosting: " + d.status().ToString() + "; checking again");
-        }
-        check_err = d.status().ToString();
+        check_log.Failed(d.status().ToString(),
+                         "agent: hosting: " + d.status().ToString() + "; checking again");
       } else if (d->mode != protocol::Mode::kHosting) {
         h.logf("agent: hosting: " + h.box +
                " may no longer host: " + std::string(protocol::StageName(d->stage)) + " " + d->why +
@@ -66,7 +65,7 @@ Status RunHosting(const Hosting& h, const Stop& stop) {
         return PreconditionFailed(
             h.box + " may no longer host: " + std::string(protocol::StageName(d->stage)));
       } else {
-        check_err.clear();
+        check_log.Succeeded("agent: hosting: the mode is known");
       }
       next_check = h.clock->Now() + h.check_every;
     }

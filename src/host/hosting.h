@@ -44,7 +44,10 @@ struct Hosting {
 //  - publishes the edges file and the report at once and every
 //    report_every; a failure is logged once per distinct error ("agent:
 //    hosting: the edges file was not published: <err>", "agent: hosting:
-//    the status report was not published: <err>");
+//    the status report was not published: <err>"), and its end once ("agent:
+//    hosting: the edges file is published again after 2m13s", "... the
+//    status report is published again after ...", "... the mode is known
+//    again after ..."; base/failure_log.h);
 //  - every check_every selects the mode: still hosting -> nothing; an error
 //    -> "agent: hosting: <err>; checking again" once per distinct error,
 //    and the box keeps hosting (a store that does not answer is not a

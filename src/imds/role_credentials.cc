@@ -6,7 +6,16 @@ namespace {
 
 StatusOr<AwsCredentials> Convert(ImdsClient& client) {
   auto rc = client.RoleCredentialsNow();
-  if (!rc.ok()) return rc.status().Annotate("the instance role's credentials from IMDS");
+  if (!rc.ok()) {
+    Status st = rc.status().Annotate("the instance role's credentials from IMDS");
+    // To the store these are credentials, not a key or a condition: no
+    // role (404) or IMDS disabled (403) is a credentials refusal, so that a
+    // caller's "not found" or "precondition failed" stays the store's own.
+    if (st.code() == Code::kNotFound || st.code() == Code::kPreconditionFailed) {
+      return Denied(st.message());
+    }
+    return st;
+  }
   AwsCredentials c;
   c.access_key_id = rc->access_key_id;
   c.secret_access_key = rc->secret_access_key;

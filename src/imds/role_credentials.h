@@ -14,10 +14,13 @@ namespace carlos::imds {
 
 // A provider reading ImdsClient::RoleCredentialsNow: cached, refreshed 5
 // minutes before they expire, the cached keys kept through an IMDS hiccup
-// while they are valid. `client` must outlive the provider. Errors: the
-// client's (kNotFound for no role, kUnavailable for IMDS off or failing,
-// kDeadlineExceeded for IMDS not answering, kCorrupt for a bad answer),
-// each prefixed "the instance role's credentials from IMDS". Thread-safe.
+// while they are valid. `client` must outlive the provider. Errors, each
+// prefixed "the instance role's credentials from IMDS": kDenied for no role
+// (IMDS 404) or IMDS disabled (403 to the token request): credentials that
+// cannot be had, never the store's kNotFound or kPreconditionFailed (the
+// exit statuses of `carlos store` tell those apart); the client's
+// kUnavailable for IMDS off or failing, kDeadlineExceeded for IMDS not
+// answering, kCorrupt for a bad answer. Thread-safe.
 CredentialsProvider ImdsRoleCredentials(ImdsClient& client);
 
 // The same, owning a shared client.

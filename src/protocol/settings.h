@@ -31,6 +31,20 @@ inline constexpr std::string_view kJoinRequestMarker = "system-join-requested";
 // decideAgentMode).
 bool RegionHAJoining(const Getenv& getenv);
 
+// True when the box applies region HA's rules (the gate's mode selection,
+// hosting only while it may): RegionHAJoining, or `guard_armed` (its local
+// guard is armed, protocol/local_guard.h). An armed guard stays enforced
+// whatever the switches say: a box admitted under region HA cannot leave its
+// guard by blanking a switch (DESIGN.md, "The guard"; guard-exec enforces it
+// too, guard/exec_check.h).
+bool RegionHAApplies(const Getenv& getenv, bool guard_armed);
+
+// The warning the agent logs at every start when region-HA settings are
+// present (CARLOS_ENROLLMENT_PUBKEY, or one of the two switches) and a switch
+// is off, naming the blank switch(es) and what happens ("the agent hosts as
+// before region HA: set both in /etc/carlos/host.env"); "" otherwise.
+std::string SwitchesOffWarning(const Getenv& getenv);
+
 // CARLOS_ENROLLMENT_PUBKEY, parsed (identity::PublicKey::Parse). Errors:
 // kInvalidArgument when it is not set ("... is not set; set it in
 // /etc/carlos/host.env to the deployment's enrollment public key

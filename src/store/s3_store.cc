@@ -390,9 +390,11 @@ S3Store::Response S3Store::Execute(const Request& req, SystemTime deadline) {
       return r;
     }
     if (!Backoff(attempt, deadline)) {
-      r.failure = Unavailable(fmt::format(
-          "{}: {}: still failing after {} attempt{} (deadline {}): {}", Describe(), req.what,
-          attempt + 1, attempt ? "s" : "", FormatDuration(opts_.deadline), Explain(r)));
+      // The cause, not the attempt count: the same failure gives the same
+      // line, so callers' "once per distinct error" logs it once.
+      r.failure =
+          Unavailable(fmt::format("{}: {}: still failing at the deadline {}: {}", Describe(),
+                                  req.what, FormatDuration(opts_.deadline), Explain(r)));
       return r;
     }
   }

@@ -174,6 +174,19 @@ TEST_F(SettingsTest, EachBadSettingIsNamed) {
   EXPECT_EQ(pub->enrollment_public_key, key_.public_key());
 }
 
+TEST_F(SettingsTest, AMissingSettingFileIsABadSettingNotAMissingDocument) {
+  // kNotFound is a missing box document to the commands (exit 4).
+  Status st =
+      From({{"CARLOS_ENROLLMENT_KEY", tmp_.path() + "/nope"}, {"CARLOS_ALLOW_UNATTESTED", "1"}})
+          .status();
+  EXPECT_EQ(st.code(), Code::kInvalidArgument);
+  EXPECT_THAT(st.message(), ::testing::StartsWith("CARLOS_ENROLLMENT_KEY: "));
+  st = From({{"CARLOS_ENROLLMENT_KEY", key_path_}, {"CARLOS_AWS_IID_CERT", tmp_.path() + "/nope"}})
+           .status();
+  EXPECT_EQ(st.code(), Code::kInvalidArgument);
+  EXPECT_THAT(st.message(), ::testing::StartsWith("CARLOS_AWS_IID_CERT: "));
+}
+
 TEST_F(SettingsTest, ADirectoryHoldsOneCertificatePerRegion) {
   std::string dir = tmp_.path() + "/certs";
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);

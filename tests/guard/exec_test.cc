@@ -81,6 +81,36 @@ TEST_F(ExecCheckTest, UnarmedStartsWithoutReadingTheStore) {
   EXPECT_EQ(store_opens, 0);
 }
 
+TEST_F(ExecCheckTest, UnarmedWithASwitchOffSaysTheAgentHosts) {
+  env["CARLOS_REGION_HA"] = "";
+  auto v = CheckGuardForExec(Deps());
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_FALSE(v->armed);
+  EXPECT_EQ(v->why,
+            "the guard is not armed (the guard is not installed) and region HA is off "
+            "(CARLOS_HOST_CLAIM or CARLOS_REGION_HA is blank): the agent hosts as before region "
+            "HA");
+  EXPECT_EQ(store_opens, 0);
+}
+
+TEST_F(ExecCheckTest, ArmedGuardIsEnforcedWhateverTheSwitchesSay) {
+  std::string guard = Install(true);
+  w.PutEnrollment(record, invitation, "sha256:" + std::string(64, 'b'));
+  env["CARLOS_HOST_CLAIM"] = "";
+  env["CARLOS_REGION_HA"] = "";
+  auto v = CheckGuardForExec(Deps());
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(identity::RefusalOf(v.status()), identity::Refusal::kBoundToAnotherDigest);
+
+  std::string enrollment = w.PutEnrollment(record, invitation, guard);
+  v = CheckGuardForExec(Deps());
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_TRUE(v->armed);
+  EXPECT_EQ(v->why, "the guard is armed for web-1 and its enrollment " + enrollment +
+                        " matches it (the armed guard is enforced though a region HA switch is "
+                        "blank)");
+}
+
 TEST_F(ExecCheckTest, ArmedWithMatchingEnrollmentStarts) {
   std::string guard = Install(true);
   std::string enrollment = w.PutEnrollment(record, invitation, guard);

@@ -145,7 +145,9 @@ void World::Remove(const std::string& key) {
 }
 
 std::map<std::string, std::string> World::Env() const {
-  return {{"CARLOS_DATA_DIR", data_dir},
+  return {{"CARLOS_HOST_CLAIM", "1"},
+          {"CARLOS_REGION_HA", "1"},
+          {"CARLOS_DATA_DIR", data_dir},
           {"CARLOS_DEPLOYMENT_DIR", store_dir},
           {"CARLOS_ENROLLMENT_PUBKEY", enrollment_key.public_key().ToString()},
           {"CARLOS_BOX_LABEL", box},

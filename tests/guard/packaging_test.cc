@@ -110,6 +110,13 @@ TEST(Units, SysusersAndTmpfilesMakeTheUserAndDirectories) {
   EXPECT_EQ(st.st_mode & 07777, 0700u);
 }
 
+TEST(HostEnv, ShipsBothSwitchesSet) {
+  std::string example = ReadFile(Packaging() + "/host.env.example");
+  // Set, not commented out: a box installed from the example joins.
+  EXPECT_THAT(example, HasSubstr("\nCARLOS_HOST_CLAIM=1\n"));
+  EXPECT_THAT(example, HasSubstr("\nCARLOS_REGION_HA=1\n"));
+}
+
 TEST(HostEnv, ListsEveryVariableTheCodeReads) {
   std::string example = ReadFile(Packaging() + "/host.env.example");
   auto r = RunProcess(

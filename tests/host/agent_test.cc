@@ -343,6 +343,8 @@ TEST_F(AgentTest, WithASwitchOffItHostsDirectly) {
   env["CARLOS_REGION_HA"] = "";
   agent_ = std::make_unique<AgentProcess>(env, port_, dir_ + "/agent.log");
   HealthIs(200, "hosting\n");
+  EXPECT_THAT(Log(), HasSubstr("agent: warning: region HA is off: CARLOS_REGION_HA is blank, "
+                               "while CARLOS_ENROLLMENT_PUBKEY is set"));
   ASSERT_TRUE(Eventually([&] { return Get(identity::EdgesKey("web-1")).has_value(); }));
   agent_->Signal(SIGINT);
   EXPECT_EQ(agent_->WaitExit(milliseconds(5000)), 0);

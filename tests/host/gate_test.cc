@@ -78,6 +78,27 @@ TEST(Gate, ASwitchOffHostsDirectly) {
   }
 }
 
+TEST(Gate, AnArmedGuardIsEnforcedWithASwitchOff) {
+  for (auto env : std::vector<std::map<std::string, std::string>>{
+           {}, {{"CARLOS_HOST_CLAIM", "1"}}, {{"CARLOS_REGION_HA", "1"}}}) {
+    GateHarness h(env);
+    h.g_.guard_armed = [] { return true; };
+    h.selects_ = {kRecorded};
+    EXPECT_FALSE(h.Run());
+    EXPECT_EQ(h.opened_, 1u);
+    ASSERT_EQ(h.joined_.size(), 1u);
+    EXPECT_THAT(h.logs_, ElementsAre("agent: the guard is armed: it stays enforced whatever "
+                                     "CARLOS_HOST_CLAIM and CARLOS_REGION_HA say",
+                                     "agent: web-1 is joining (recorded): it hosts nothing until "
+                                     "it is enrolled"));
+  }
+  // Not armed: the switches decide (hosts at once).
+  GateHarness h(std::map<std::string, std::string>{});
+  h.g_.guard_armed = [] { return false; };
+  EXPECT_TRUE(h.Run());
+  EXPECT_EQ(h.opened_, 0u);
+}
+
 TEST(Gate, SwitchesAreOnWhateverTheirValue) {
   GateHarness h({{"CARLOS_HOST_CLAIM", "0"}, {"CARLOS_REGION_HA", "false"}});
   h.selects_ = {kHosting};

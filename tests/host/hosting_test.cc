@@ -134,6 +134,27 @@ TEST(Hosting, PublishFailuresAreLoggedOncePerError) {
   EXPECT_THAT(t.reports_, ElementsAre(0, 30));  // Still tried every time.
 }
 
+TEST(Hosting, ARecoveryIsLoggedOnceWithHowLongItFailed) {
+  HostingHarness t;
+  t.h_.publish_edges = [&t]() -> Status {
+    t.edges_.push_back(t.Secs());
+    // Down for the first two reports (0 s, 30 s), the same cause each time.
+    if (t.Secs() < 60) return Unavailable("publish control/edges/web-1.json: store down");
+    return OkStatus();
+  };
+  t.h_.publish_report = nullptr;
+  t.h_.select = nullptr;
+  t.stop_at_ = 120;
+  EXPECT_EQ(RunHosting(t.h_, t.stop_).code(), Code::kCancelled);
+  EXPECT_THAT(t.edges_, ElementsAre(0, 30, 60, 90));
+  EXPECT_THAT(t.logs_,
+              ElementsAre("agent: web-1 is hosting",
+                          "agent: hosting: the edges file was not published: publish "
+                          "control/edges/web-1.json: store down",
+                          "agent: hosting: the edges file is published again after 1m0s",
+                          "agent: hosting: stopping; draining for 10s", "agent: hosting: drained"));
+}
+
 TEST(Hosting, WithASwitchOffNothingIsRechecked) {
   HostingHarness t;
   t.h_.select = nullptr;

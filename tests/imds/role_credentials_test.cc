@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "fixture.h"
+#include "net/http_server.h"
 
 namespace carlos::imds {
 namespace {
@@ -40,10 +41,31 @@ TEST(ImdsRoleCredentials, ServeTheStoreThroughTheDefaultChain) {
   auto fresh = std::make_shared<ImdsClient>(ClientOptions(emu->endpoint(0)), &clock);
   auto none = ImdsRoleCredentials(fresh)();
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.status().code(), Code::kNotFound);
+  // A credentials refusal, not the store's "not found".
+  EXPECT_EQ(none.status().code(), Code::kDenied);
   EXPECT_NE(none.status().message().find("the instance role's credentials from IMDS: "),
             std::string::npos);
   SetDefaultCredentialsFallback({});
+}
+
+TEST(ImdsRoleCredentials, ImdsDisabledIsDeniedNotAPreconditionFailure) {
+  // IMDS disabled for the instance: 403 to the token request.
+  auto srv = net::HttpServer::Start({.address = "127.0.0.1:0"}, [](const net::HttpRequest&) {
+    net::HttpResponse res;
+    res.status = 403;
+    return res;
+  });
+  ASSERT_TRUE(srv.ok());
+  FakeClock clock(TestT0());
+  ImdsClient client(ClientOptions("http://127.0.0.1:" + std::to_string((*srv)->port())), &clock);
+  auto c = ImdsRoleCredentials(client)();
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kDenied);
+  EXPECT_NE(c.status().message().find("the instance role's credentials from IMDS: instance role: "
+                                      "IMDS answered 403 to PUT /latest/api/token"),
+            std::string::npos)
+      << c.status().message();
+  (*srv)->Shutdown();
 }
 
 TEST(ImdsRoleCredentials, OffInstallsNothing) {
