@@ -19,6 +19,9 @@ packages=(
   # The end-to-end test's load balancer, the health-check benchmark's load
   # generator and the web server it is compared with
   haproxy wrk nginx-light
+  # Prometheus: promtool checks each metrics endpoint's output, and a real server
+  # scrapes an agent and the enroller (tests/metrics)
+  prometheus
   # Packaging checks
   lintian systemd dpkg-dev
 )

@@ -20,6 +20,8 @@ namespace carlos::host {
 // the full edge takes.
 struct AgentFlags {
   std::string http = ":80";
+  // Where GET /metrics answers (docs/operator.md, "Metrics"); empty: off.
+  std::string metrics;
   std::string https;
   std::string registry;
   std::string acme_cache;
@@ -43,7 +45,8 @@ struct AgentEnv {
 //   1  hosting ended because the box may no longer host (retired,
 //      unenrolled, disarmed) after the drain, or the health listener could
 //      not start while hosting, or the box label is unusable;
-//   2  a malformed setting (a timing override).
+//   2  a malformed setting (a timing override), or a -metrics address the
+//      agent cannot listen on.
 // Every cause is logged on one line first.
 int RunAgent(const AgentFlags& flags, const AgentEnv& env);
 
