@@ -32,8 +32,8 @@ prom=127.0.0.1:$((base + 199))
 
 cat >"$tmp/prometheus.yml" <<YML
 global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
+  scrape_interval: 100ms
+  scrape_timeout: 100ms
 scrape_configs:
   - job_name: carlos-agent
     static_configs:
@@ -47,12 +47,26 @@ prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
   --web.listen-address="$prom" >"$tmp/prom.log" 2>&1 &
 prom_pid=$!
 
-# Prometheus scrapes from before the boxes start, so it sees them joining.
+# Prometheus scrapes from before the boxes start, every 100 ms, so it sees
+# them joining (a joining agent on a dev region lives about a second).
 for _ in $(seq 1 60); do
   curl -fsS "http://$prom/-/ready" >/dev/null 2>&1 && break
   sleep 0.5
 done
 curl -fsS "http://$prom/-/ready" >/dev/null || fail "prometheus did not become ready"
+# Its scrape loops start only after target discovery (up to 5 s later):
+# wait until it has tried both targets (down, since nothing listens yet).
+tried() {
+  curl -fsS "http://$prom/api/v1/targets" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["data"]["activeTargets"]
+print("yes" if len(t) == 2 and all(x["health"] != "unknown" for x in t) else "no")'
+}
+for _ in $(seq 1 60); do
+  [ "$(tried)" = "yes" ] && break
+  sleep 0.5
+done
+[ "$(tried)" = "yes" ] || fail "prometheus did not start scraping its targets"
 
 "$bin" dev region --boxes 1 --dir "$tmp/region" --base-port "$base" --table off --metrics \
   >"$tmp/region.out" 2>&1 &
@@ -81,7 +95,7 @@ promtool check metrics <"$tmp/enroller.prom" || fail "promtool rejects the enrol
 # The stage change joining -> hosting, as Prometheus recorded it: box-1 was
 # joining (its joining agent was scraped) and is now hosting.
 joined=$(query 'max_over_time(carlos_box_mode{job="carlos-agent",mode="joining"}[10m])')
-[ "$joined" = "1" ] || fail "prometheus has no sample of box-1 joining (got '$joined')"
+[ "$joined" = "1" ] || { curl -sS --get "http://$prom/api/v1/query" --data-urlencode "query=carlos_box_mode{job=\"carlos-agent\"}[10m]" >&2; curl -sS "http://$prom/api/v1/targets" >&2; fail "prometheus has no sample of box-1 joining (got '$joined')"; }
 stage=$(query 'carlos_box_stage{job="carlos-agent",stage="hosting"}')
 [ "$stage" = "1" ] || fail "box-1's stage gauge is not hosting (got '$stage')"
 
