@@ -66,8 +66,7 @@ void EnrollMetrics::Passed(const StatusOr<PassSummary>& pass, double seconds) {
     decisions_->With({kind, o.reason})->Increment();
   }
   for (VerdictKind k : kKinds) boxes_->With({std::string(VerdictKindName(k))})->Set(by_kind[k]);
-  last_pass_->With({})->Set(
-      std::chrono::duration<double>(clock_->Now().time_since_epoch()).count());
+  last_pass_->With({})->Set(metrics::UnixSeconds(*clock_));
 }
 
 }  // namespace carlos::enroll

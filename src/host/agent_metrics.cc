@@ -13,10 +13,6 @@ constexpr Stage kStages[] = {Stage::kRetired, Stage::kUnrecorded, Stage::kConfli
                              Stage::kInvited, Stage::kReferenced, Stage::kRecorded};
 constexpr const char* kModes[] = {"joining", "hosting", "draining"};
 
-double UnixSeconds(Clock* clock) {
-  return std::chrono::duration<double>(clock->Now().time_since_epoch()).count();
-}
-
 std::string StageLabel(Stage s) {
   return s == Stage::kNone ? "none" : std::string(protocol::StageName(s));
 }
@@ -51,10 +47,10 @@ AgentMetrics::AgentMetrics(Clock* clock)
   metrics::AddBuildInfo(registry_);
   for (Stage s : kStages) stage_->With({StageLabel(s)})->Set(0);
   for (const char* m : kModes) mode_->With({m})->Set(0);
-  since_.store(UnixSeconds(clock_));
+  since_.store(metrics::UnixSeconds(*clock_));
   registry_.AddGaugeFunc("carlos_box_stage_seconds",
                          "Seconds since the box's current stage began (or the agent started).",
-                         [this] { return UnixSeconds(clock_) - since_.load(); });
+                         [this] { return metrics::UnixSeconds(*clock_) - since_.load(); });
   registry_.AddGaugeFunc("carlos_health_open_connections",
                          "Open connections to the load balancer health check.", [this] {
                            net::HttpServer* s = health_server_.load();
@@ -73,7 +69,7 @@ void AgentMetrics::Decided(const StatusOr<protocol::ModeDecision>& decision, boo
   if (last_ != Stage::kNone) stage_->With({StageLabel(last_)})->Set(0);
   stage_->With({StageLabel(decision->stage)})->Set(1);
   last_ = decision->stage;
-  since_.store(UnixSeconds(clock_));
+  since_.store(metrics::UnixSeconds(*clock_));
 }
 
 void AgentMetrics::MarkerWrite(const Status& status) {

@@ -30,12 +30,23 @@ std::string OutcomeLabel(const Status& status) {
   return s;
 }
 
+StoreCounts MeasuredStore::counts() const {
+  return StoreCounts{gets_.load(), puts_.load(), lists_.load(), deletes_.load()};
+}
+
+void MeasuredStore::Reset() {
+  gets_.store(0);
+  puts_.store(0);
+  lists_.store(0);
+  deletes_.store(0);
+}
+
 void MeasuredStore::Record(const char* operation, const Status& status, double seconds, bool read) {
+  if (!metrics_) return;
   metrics_->requests->With({operation, OutcomeLabel(status)})->Increment();
   metrics_->duration->With({operation})->Observe(seconds);
   if (read && (status.ok() || status.code() == Code::kNotFound)) {
-    metrics_->last_read->With({})->Set(
-        std::chrono::duration<double>(clock_->Now().time_since_epoch()).count());
+    metrics_->last_read->With({})->Set(UnixSeconds(*clock_));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace carlos::metrics {
@@ -64,6 +65,10 @@ std::string FormatValue(double v) {
   return fmt::format("{}", v);
 }
 
+double UnixSeconds(Clock& clock) {
+  return std::chrono::duration<double>(clock.Now().time_since_epoch()).count();
+}
+
 std::vector<double> LatencyBuckets() {
   return {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 }
@@ -107,59 +112,48 @@ void Registry::CheckNew(const std::string& name, const std::vector<std::string>&
   }
 }
 
+Registry::Entry& Registry::Push(std::string name, std::string help, Type type,
+                                const std::vector<std::string>& label_names) {
+  CheckNew(name, label_names, type);
+  Entry& e = entries_.emplace_back();
+  e.name = std::move(name);
+  e.help = std::move(help);
+  e.type = type;
+  return e;
+}
+
 Family<Counter>* Registry::AddCounter(std::string name, std::string help,
                                       std::vector<std::string> label_names) {
   MutexLock lock(&mu_);
-  CheckNew(name, label_names, Type::kCounter);
-  Entry e;
-  e.name = std::move(name);
-  e.help = std::move(help);
-  e.type = Type::kCounter;
+  Entry& e = Push(std::move(name), std::move(help), Type::kCounter, label_names);
   e.counters = std::make_unique<Family<Counter>>(std::move(label_names),
                                                  [] { return std::make_unique<Counter>(); });
-  entries_.push_back(std::move(e));
-  return entries_.back().counters.get();
+  return e.counters.get();
 }
 
 Family<Gauge>* Registry::AddGauge(std::string name, std::string help,
                                   std::vector<std::string> label_names) {
   MutexLock lock(&mu_);
-  CheckNew(name, label_names, Type::kGauge);
-  Entry e;
-  e.name = std::move(name);
-  e.help = std::move(help);
-  e.type = Type::kGauge;
+  Entry& e = Push(std::move(name), std::move(help), Type::kGauge, label_names);
   e.gauges = std::make_unique<Family<Gauge>>(std::move(label_names),
                                              [] { return std::make_unique<Gauge>(); });
-  entries_.push_back(std::move(e));
-  return entries_.back().gauges.get();
+  return e.gauges.get();
 }
 
 Family<Histogram>* Registry::AddHistogram(std::string name, std::string help,
                                           std::vector<std::string> label_names,
                                           std::vector<double> bounds) {
   MutexLock lock(&mu_);
-  CheckNew(name, label_names, Type::kHistogram);
-  Entry e;
-  e.name = std::move(name);
-  e.help = std::move(help);
-  e.type = Type::kHistogram;
+  Entry& e = Push(std::move(name), std::move(help), Type::kHistogram, label_names);
   e.histograms = std::make_unique<Family<Histogram>>(
       std::move(label_names), [bounds] { return std::make_unique<Histogram>(bounds); });
-  entries_.push_back(std::move(e));
-  return entries_.back().histograms.get();
+  return e.histograms.get();
 }
 
 void Registry::AddGaugeFunc(std::string name, std::string help, std::function<double()> read) {
   CARLOS_CHECK(read != nullptr, "a gauge function is set");
   MutexLock lock(&mu_);
-  CheckNew(name, {}, Type::kGauge);
-  Entry e;
-  e.name = std::move(name);
-  e.help = std::move(help);
-  e.type = Type::kGauge;
-  e.read = std::move(read);
-  entries_.push_back(std::move(e));
+  Push(std::move(name), std::move(help), Type::kGauge, {}).read = std::move(read);
 }
 
 std::string Registry::Render() const {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "base/check.h"
+#include "base/clock.h"
 #include "base/mutex.h"
 
 namespace carlos::metrics {
@@ -74,6 +75,10 @@ class Histogram {
   std::vector<uint64_t> counts_ CARLOS_GUARDED_BY(mu_);  // Per bucket, not cumulative.
   double sum_ CARLOS_GUARDED_BY(mu_) = 0;
 };
+
+// `clock`'s now as Unix seconds, the unit of every *_timestamp_seconds
+// gauge.
+double UnixSeconds(Clock& clock);
 
 // Bucket bounds for request latencies, seconds: 1 ms to 30 s.
 std::vector<double> LatencyBuckets();
@@ -140,6 +145,9 @@ class Registry {
     std::unique_ptr<Family<Histogram>> histograms;
     std::function<double()> read;
   };
+  // Checks the name and labels and appends an entry for them.
+  Entry& Push(std::string name, std::string help, Type type,
+              const std::vector<std::string>& label_names) CARLOS_REQUIRES(mu_);
   void CheckNew(const std::string& name, const std::vector<std::string>& label_names,
                 Type type) const CARLOS_REQUIRES(mu_);
 

@@ -36,6 +36,22 @@ TEST(MeasuredStore, CountsByOperationAndOutcomeAndNotesTheLastRead) {
   EXPECT_EQ(m.duration->With({"put"})->snapshot().count, 2u);
 }
 
+TEST(MeasuredStore, CountsByKindWithoutARegistry) {
+  testing::MemStore mem;
+  MeasuredStore store(&mem);
+  ASSERT_TRUE(store.Put("a", "x", PutOptions{}).ok());
+  EXPECT_TRUE(store.Get("a").ok());
+  EXPECT_FALSE(store.Get("b").ok());
+  EXPECT_TRUE(store.Delete("a").ok());
+  StoreCounts c = store.counts();
+  EXPECT_EQ(c.gets, 2);
+  EXPECT_EQ(c.puts, 1);
+  EXPECT_EQ(c.deletes, 1);
+  EXPECT_EQ(c.total(), 4);
+  store.Reset();
+  EXPECT_EQ(store.counts().total(), 0);
+}
+
 TEST(BuildInfo, NamesTheRelease) {
   Registry r;
   AddBuildInfo(r);
