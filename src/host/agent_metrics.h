@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "host/record_loop.h"
 #include "metrics/measured_store.h"
