@@ -59,6 +59,10 @@ class Agent {
         return 2;
       }
       metrics_server_ = std::move(*srv);
+      imds_.SetObserver([m = metrics_.get()](std::string_view method, long http_status,
+                                             const Status& transport, double seconds) {
+        m->ImdsExchanged(method, http_status, transport, seconds);
+      });
     }
     if (!protocol::GroupReferenced(env_.getenv)) {
       StatusOr<std::string> label =

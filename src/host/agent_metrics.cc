@@ -40,6 +40,11 @@ AgentMetrics::AgentMetrics(Clock* clock)
       health_(registry_.AddCounter("carlos_health_requests_total",
                                    "Load balancer health check requests, by answer code.",
                                    {"code"})),
+      imds_(registry_.AddCounter("carlos_imds_requests_total",
+                                 "IMDS requests, by operation (token, get) and outcome.",
+                                 {"operation", "outcome"})),
+      imds_duration_(registry_.AddHistogram("carlos_imds_request_duration_seconds",
+                                            "IMDS request latency, by operation.", {"operation"})),
       health_200_(health_->With({"200"})),
       health_404_(health_->With({"404"})),
       health_405_(health_->With({"405"})),
@@ -84,6 +89,15 @@ void AgentMetrics::RecordWrite(RecordResult result) {
                         : result == RecordResult::kConflict ? "conflict"
                                                             : "failed";
   records_->With({outcome})->Increment();
+}
+
+void AgentMetrics::ImdsExchanged(std::string_view method, long http_status, const Status& transport,
+                                 double seconds) {
+  const char* operation = method == "PUT" ? "token" : "get";
+  std::string outcome =
+      transport.ok() ? std::to_string(http_status) : metrics::OutcomeLabel(transport);
+  imds_->With({operation, outcome})->Increment();
+  imds_duration_->With({operation})->Observe(seconds);
 }
 
 void AgentMetrics::HealthAnswered(int code) {

@@ -52,6 +52,14 @@ class AgentMetrics {
   // conflict or failed.
   void RecordWrite(RecordResult result);
 
+  // One exchange with IMDS (imds::ImdsClient::Observer): counts
+  // carlos_imds_requests_total{operation,outcome} (operation token for a
+  // PUT, get for a GET; outcome the HTTP status, "200", "404", ..., or the
+  // transport error's OutcomeLabel, "unavailable", "deadline_exceeded")
+  // and observes carlos_imds_request_duration_seconds{operation}.
+  void ImdsExchanged(std::string_view method, long http_status, const Status& transport,
+                     double seconds);
+
   // Counts one health check answer with this HTTP status code
   // (carlos_health_requests_total{code}); the codes the check gives (200,
   // 404, 405, 503) are counted without a lookup.
@@ -72,6 +80,8 @@ class AgentMetrics {
   metrics::Family<metrics::Counter>* reports_;
   metrics::Family<metrics::Counter>* records_;
   metrics::Family<metrics::Counter>* health_;
+  metrics::Family<metrics::Counter>* imds_;
+  metrics::Family<metrics::Histogram>* imds_duration_;
   metrics::Counter* health_200_;
   metrics::Counter* health_404_;
   metrics::Counter* health_405_;

@@ -69,6 +69,9 @@ TEST(AgentMetrics, OutcomesAndHealthAnswers) {
   m.HealthAnswered(503);
   m.HealthAnswered(503);
   m.HealthAnswered(418);
+  m.ImdsExchanged("PUT", 200, OkStatus(), 0.002);
+  m.ImdsExchanged("GET", 404, OkStatus(), 0.002);
+  m.ImdsExchanged("GET", 0, Status(Code::kDeadlineExceeded, "timeout"), 1);
   std::string text = m.registry().Render();
   for (const char* want :
        {"carlos_join_marker_writes_total{outcome=\"ok\"} 1\n",
