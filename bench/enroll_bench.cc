@@ -20,12 +20,12 @@
 
 #include "base/files.h"
 #include "base/strings.h"
-#include "enroll/counting_store.h"
 #include "enroll/enroller.h"
 #include "enroll/parallel.h"
 #include "identity/encoding.h"
 #include "identity/identity_record.h"
 #include "identity/store_keys.h"
+#include "metrics/measured_store.h"
 #include "store/aws_credentials.h"
 #include "store/s3_store.h"
 
@@ -69,17 +69,17 @@ EnrollerSettings Settings() {
 // Runs the two passes over `store` and reports them as counters.
 void TwoPasses(benchmark::State& state, Store& store, int n) {
   FakeClock clock(Start());
-  CountingStore counting(&store);
+  metrics::MeasuredStore counting(&store);
   Enroller e(&counting, &clock, nullptr, Settings());
 
   auto t0 = std::chrono::steady_clock::now();
   auto first = e.Pass();
   auto t1 = std::chrono::steady_clock::now();
-  StoreCounts c1 = counting.counts();
+  metrics::StoreCounts c1 = counting.counts();
   counting.Reset();
   auto second = e.Pass();
   auto t2 = std::chrono::steady_clock::now();
-  StoreCounts c2 = counting.counts();
+  metrics::StoreCounts c2 = counting.counts();
   if (!first.ok() || !second.ok() || first->invited != n || second->invited != 0) {
     state.SkipWithError("a pass failed or did not invite every box");
     return;

@@ -29,6 +29,9 @@ packages=(
   # containers booted from a bookworm rootfs that mmdebstrap builds; iproute2
   # makes its network namespaces and bridge, util-linux's nsenter enters them
   systemd-container mmdebstrap iproute2 util-linux
+  # Prometheus: promtool checks each metrics endpoint's output, and a real server
+  # scrapes an agent and the enroller (tests/metrics)
+  prometheus
 )
 
 missing=()

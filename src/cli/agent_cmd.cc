@@ -62,6 +62,10 @@ void AddAgentCommand(CLI::App& agent, Action* action) {
       .add_option("--http", flags->http,
                   "Address of the HTTP listener and the health check (GET/HEAD /_carlos/lb)")
       ->default_val(":80");
+  agent.add_option("--metrics", flags->metrics,
+                   "Address of the Prometheus metrics listener (GET /metrics), e.g. "
+                   "127.0.0.1:9464 or a private address; off unless given. Not the health "
+                   "check's address: see docs/operator.md, \"Metrics\"");
   agent.add_option("--https", flags->https,
                    "Address of the HTTPS listener (the edge's; accepted and not used here)");
   agent.add_option("--registry", flags->registry,

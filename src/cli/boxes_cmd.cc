@@ -13,8 +13,11 @@
 #include "base/signals.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "enroll/enroll_metrics.h"
 #include "enroll/enroller.h"
 #include "enroll/settings.h"
+#include "metrics/measured_store.h"
+#include "metrics/server.h"
 #include "store/store.h"
 
 namespace carlos::cli {
@@ -84,15 +87,20 @@ int Fail(const char* cmd, const Status& s) {
   return ExitStatusOf(s);
 }
 
-// Opens the store and the settings, and runs `fn` with an Enroller.
+// Opens the store and the settings, and runs `fn` with an Enroller; with
+// `metrics`, the store's requests are counted into it.
 template <typename Fn>
-int WithEnroller(const char* cmd, const Common& common, enroll::KeyNeed need, Fn fn) {
+int WithEnroller(const char* cmd, const Common& common, enroll::KeyNeed need, Fn fn,
+                 enroll::EnrollMetrics* metrics = nullptr) {
   Getenv env = common.Env();
   StatusOr<enroll::EnrollerSettings> settings = enroll::SettingsFromEnv(env, need);
   if (!settings.ok()) return Fail(cmd, settings.status());
-  StatusOr<std::unique_ptr<Store>> store = OpenStore(env);
-  if (!store.ok()) return Fail(cmd, store.status());
-  enroll::Enroller enroller(store->get(), RealClock(), StderrLogf(), std::move(*settings));
+  StatusOr<std::unique_ptr<Store>> opened = OpenStore(env);
+  if (!opened.ok()) return Fail(cmd, opened.status());
+  std::shared_ptr<Store> store = std::move(*opened);
+  if (metrics)
+    store = std::make_shared<metrics::MeasuredStore>(store, metrics->store(), RealClock());
+  enroll::Enroller enroller(store.get(), RealClock(), StderrLogf(), std::move(*settings));
   return fn(enroller);
 }
 
@@ -106,18 +114,45 @@ void AddAutoEnroll(CLI::App& boxes, Action* action) {
   auto watch = std::make_shared<bool>(false);
   common->Add(cmd, /*with_region=*/true, /*with_every=*/true);
   cmd->add_flag("--watch", *watch, "Pass again every --every until SIGTERM or SIGINT");
-  cmd->callback([action, common, watch] {
-    *action = [common, watch] {
+  auto metrics_address = std::make_shared<std::string>();
+  cmd->add_option("--metrics", *metrics_address,
+                  "With --watch: address of the Prometheus metrics listener (GET /metrics), "
+                  "e.g. 127.0.0.1:9465; off unless given (docs/operator.md, \"Metrics\")");
+  cmd->callback([action, common, watch, metrics_address] {
+    *action = [common, watch, metrics_address] {
       std::shared_ptr<Stop> stop;
       if (*watch) {
         // Before any thread starts, so that every thread inherits the mask.
         stop = std::make_shared<Stop>();
         StopOnSignals(stop);
       }
+      std::unique_ptr<enroll::EnrollMetrics> metrics;
+      std::unique_ptr<net::HttpServer> metrics_server;
+      if (!metrics_address->empty()) {
+        if (!*watch) {
+          return Fail("auto-enroll", InvalidArgument("--metrics needs --watch: a single pass "
+                                                     "ends before Prometheus could scrape it"));
+        }
+        metrics = std::make_unique<enroll::EnrollMetrics>(RealClock());
+        auto srv = metrics::Serve(*metrics_address, &metrics->registry());
+        if (!srv.ok()) {
+          return Fail(
+              "auto-enroll",
+              InvalidArgument("the metrics listener could not start on " + *metrics_address + ": " +
+                              srv.status().ToString() + "; fix --metrics or leave it off"));
+        }
+        metrics_server = std::move(*srv);
+      }
       return WithEnroller(
-          "auto-enroll", *common, enroll::KeyNeed::kPrivate, [&](enroll::Enroller& e) {
+          "auto-enroll", *common, enroll::KeyNeed::kPrivate,
+          [&](enroll::Enroller& e) {
             if (*watch) {
-              Status st = e.Watch(*stop);
+              enroll::Enroller::PassObserver observed;
+              if (metrics) {
+                observed = [m = metrics.get()](const StatusOr<enroll::PassSummary>& pass,
+                                               double seconds) { m->Passed(pass, seconds); };
+              }
+              Status st = e.Watch(*stop, observed);
               return st.ok() ? kExitOk : Fail("auto-enroll", st);
             }
             StatusOr<enroll::PassSummary> pass = e.Pass();
@@ -128,7 +163,8 @@ void AddAutoEnroll(CLI::App& boxes, Action* action) {
                             pass->boxes, pass->invited, pass->enrolled, pass->refused,
                             pass->waiting, pass->errors));
             return pass->errors > 0 ? kExitError : kExitOk;
-          });
+          },
+          metrics.get());
     };
   });
 }

@@ -82,6 +82,9 @@ void AddDevRegionCommand(CLI::App& dev, Action* action) {
   cmd->add_option("--base-port", o->base_port,
                   "Box i answers on 127.0.0.1:<base-port+i>, its IMDS on <base-port+100+i>")
       ->capture_default_str();
+  cmd->add_flag("--metrics", o->metrics,
+                "Serve each agent's metrics on 127.0.0.1:<base-port+200+i> and the enroller's "
+                "on <base-port+200> (GET /metrics)");
   cmd->add_option("--region", o->region, "The emulated AWS region, and CARLOS_REGION")
       ->capture_default_str();
   cmd->add_option("--table", *table,

@@ -111,6 +111,11 @@ Status Validate(const RegionOptions& o) {
     return InvalidArgument(fmt::format(
         "--base-port {} puts a port outside 1025..65535 (box i uses base+i and base+{}+i)",
         o.base_port, kImdsPortOffset));
+  if (o.metrics && BoxMetricsPort(o.base_port, o.boxes) > 65535)
+    return InvalidArgument(
+        fmt::format("--metrics with --base-port {} puts a port above 65535 "
+                    "(box i's metrics use base+{}+i)",
+                    o.base_port, kMetricsPortOffset));
   if (o.dir.empty()) return InvalidArgument("--dir must not be empty");
   if (o.carlos_bin.empty()) return InvalidArgument("the carlos binary's path is not known");
   return OkStatus();

@@ -39,6 +39,9 @@ struct RegionOptions {
   // Start each agent through `carlos system guard-exec --` as the agent's
   // unit does on a box; off: `carlos agent` directly.
   bool guard_exec = true;
+  // Give each agent and the enroller a metrics listener (-metrics) on
+  // 127.0.0.1 (region_layout.h: BoxMetricsPort, EnrollerMetricsPort).
+  bool metrics = false;
   // How long an agent waits after it exits before it is started again
   // (RestartSec=).
   Milliseconds restart_delay{500};

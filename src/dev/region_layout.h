@@ -76,6 +76,11 @@ std::string BoxLabel(int i);
 // Box i's health port and emulated IMDS port.
 inline int BoxHttpPort(int base_port, int i) { return base_port + i; }
 inline int BoxImdsPort(int base_port, int i) { return base_port + kImdsPortOffset + i; }
+// With `carlos dev region --metrics`: box i's agent serves GET /metrics on
+// base_port+200+i, the enroller on base_port+200.
+inline constexpr int kMetricsPortOffset = 200;
+inline int BoxMetricsPort(int base_port, int i) { return base_port + kMetricsPortOffset + i; }
+inline int EnrollerMetricsPort(int base_port) { return base_port + kMetricsPortOffset; }
 // Box i's health check URL: "http://127.0.0.1:<port>/_carlos/lb".
 std::string BoxHealthUrl(int base_port, int i);
 // Box i's emulated EC2 instance id: "i-0c4a10500" followed by i as 8 hex

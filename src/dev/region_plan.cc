@@ -43,6 +43,11 @@ RegionPlan PlanRegion(const RegionOptions& options, const RegionLayout& layout,
     } else {
       agent.process.argv = {bin, "agent", "-http", http};
     }
+    if (options.metrics) {
+      agent.process.argv.push_back("-metrics");
+      agent.process.argv.push_back("127.0.0.1:" +
+                                   std::to_string(BoxMetricsPort(options.base_port, i)));
+    }
     agent.process.env = child_env;
     agent.process.log_path = layout.agent_log(box);
     agent.restart = Restart::kAlways;
@@ -64,6 +69,11 @@ RegionPlan PlanRegion(const RegionOptions& options, const RegionLayout& layout,
   env[kIidCertEnv] = layout.imds_cert();
   plan.enroller.name = "enroller";
   plan.enroller.process.argv = {bin, "boxes", "auto-enroll", "--watch"};
+  if (options.metrics) {
+    plan.enroller.process.argv.push_back("--metrics");
+    plan.enroller.process.argv.push_back("127.0.0.1:" +
+                                         std::to_string(EnrollerMetricsPort(options.base_port)));
+  }
   plan.enroller.process.env = ChildEnv(environ, env);
   plan.enroller.process.log_path = layout.enroller_log();
   plan.enroller.restart = Restart::kAlways;

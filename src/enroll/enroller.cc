@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "base/strings.h"
 #include "enroll/fleet.h"
@@ -136,14 +137,19 @@ void Enroller::Log(const Outcome& o) {
   reasons_.Note(logf_, o.box, o.reason, o.line);
 }
 
-Status Enroller::Watch(const Stop& stop) {
+Status Enroller::Watch(const Stop& stop, const PassObserver& observed) {
   if (logf_) {
     logf_(fmt::format("enroll: watching {} every {}", store_->Describe(),
                       FormatDuration(settings_.every)));
   }
   std::string last_error;
   while (!stop.requested()) {
+    const auto start = std::chrono::steady_clock::now();
     StatusOr<PassSummary> pass = Pass();
+    if (observed) {
+      observed(pass,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     if (!pass.ok()) {
       if (pass.status().message() != last_error && logf_) {
         logf_(fmt::format("enroll: {}; trying again in {}", pass.status().message(),

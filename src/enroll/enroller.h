@@ -25,6 +25,7 @@
 // safe, as above.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,7 +81,10 @@ class Enroller {
   // Runs Pass every `settings.every` until `stop` is requested; a pass's
   // error is logged once per distinct message ("enroll: <error>; trying
   // again in 15s") and the loop goes on. Returns OK when stopped.
-  Status Watch(const Stop& stop);
+  // `observed`, when set, is told each pass's result and its wall time in
+  // seconds (the enroller's metrics; enroll/enroll_metrics.h).
+  using PassObserver = std::function<void(const StatusOr<PassSummary>&, double seconds)>;
+  Status Watch(const Stop& stop, const PassObserver& observed = {});
 
   // Invites `box` by hand, with the checks of automatic enrollment;
   // `force` invites a referenced box anyway (and says so, in the log and in

@@ -7,6 +7,7 @@
 #include "base/files.h"
 #include "base/mutex.h"
 #include "base/strings.h"
+#include "host/agent_metrics.h"
 #include "host/entry.h"
 #include "host/gate.h"
 #include "host/hosting.h"
@@ -18,6 +19,7 @@
 #include "imds/group_reference.h"
 #include "imds/instance_identity.h"
 #include "lbhealth/listener.h"
+#include "metrics/server.h"
 #include "net/http_server.h"
 #include "protocol/label.h"
 #include "protocol/local_guard.h"
@@ -57,6 +59,20 @@ class Agent {
         imds_(imds::ImdsOptionsFromEnv(env.getenv), env.clock) {}
 
   int Run() {
+    if (!flags_.metrics.empty()) {
+      metrics_ = std::make_unique<AgentMetrics>(env_.clock);
+      auto srv = metrics::Serve(flags_.metrics, &metrics_->registry());
+      if (!srv.ok()) {
+        env_.logf("agent: the metrics listener could not start on " + flags_.metrics + ": " +
+                  srv.status().ToString() + "; fix -metrics or leave it off");
+        return 2;
+      }
+      metrics_server_ = std::move(*srv);
+      imds_.SetObserver([m = metrics_.get()](std::string_view method, long http_status,
+                                             const Status& transport, double seconds) {
+        m->ImdsExchanged(method, http_status, transport, seconds);
+      });
+    }
     if (!protocol::GroupReferenced(env_.getenv)) {
       StatusOr<std::string> label =
           protocol::BoxLabel(env_.getenv, nullptr, protocol::SystemHostName);
@@ -95,7 +111,11 @@ class Agent {
       // The facts live as long as what they were opened with.
       return std::shared_ptr<const ModeFacts>(opened_, &opened_->facts);
     };
-    g.select = [](const ModeFacts& f) { return SelectMode(f); };
+    g.select = [this](const ModeFacts& f) {
+      StatusOr<protocol::ModeDecision> d = SelectMode(f);
+      if (metrics_) metrics_->Decided(d, /*hosting=*/false);
+      return d;
+    };
     g.join = [this](std::shared_ptr<const ModeFacts>, const protocol::ModeDecision&,
                     const Stop& stop) { return Join(stop); };
     g.wait = timings_.join_every;
@@ -108,7 +128,10 @@ class Agent {
 
   // Opens the store, the enrollment key and the box key.
   StatusOr<std::shared_ptr<Opened>> Open() {
-    CARLOS_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenStore(env_.getenv));
+    CARLOS_ASSIGN_OR_RETURN(std::shared_ptr<Store> store, OpenStore(env_.getenv));
+    if (metrics_) {
+      store = std::make_shared<metrics::MeasuredStore>(store, metrics_->store(), env_.clock);
+    }
     CARLOS_ASSIGN_OR_RETURN(identity::PublicKey enrollment_key,
                             protocol::EnrollmentPublicKeyFromEnv(env_.getenv));
     StatusOr<identity::PrivateKey> box_key = identity::LoadOrCreateBoxKey(data_dir_);
@@ -192,24 +215,51 @@ class Agent {
   }
 
   Status RequestArm() {
-    return WriteFileAtomic(protocol::JoinMarkerPath(data_dir_),
-                           FormatRfc3339Nano(env_.clock->Now()) + "\n", 0644);
+    Status st = WriteFileAtomic(protocol::JoinMarkerPath(data_dir_),
+                                FormatRfc3339Nano(env_.clock->Now()) + "\n", 0644);
+    if (metrics_) metrics_->MarkerWrite(st);
+    return st;
+  }
+
+  // SelectMode on the opened facts, told to the metrics.
+  std::function<StatusOr<protocol::ModeDecision>()> Selector(std::shared_ptr<Opened> o,
+                                                             bool hosting) {
+    return [this, o, hosting] {
+      StatusOr<protocol::ModeDecision> d = SelectMode(o->facts);
+      if (metrics_) metrics_->Decided(d, hosting);
+      return d;
+    };
+  }
+
+  Status Publish(const Opened& o, bool hosting) {
+    Status st = Report(o, hosting);
+    if (metrics_) metrics_->ReportPublish(st);
+    return st;
   }
 
   StatusOr<std::unique_ptr<net::HttpServer>> Listen() {
-    return lbhealth::StartListener(flags_.http, timings_.health_header_timeout,
-                                   &lbhealth::Default());
+    std::function<void(int)> answered;
+    if (metrics_) answered = [m = metrics_.get()](int code) { m->HealthAnswered(code); };
+    auto srv = lbhealth::StartListener(flags_.http, timings_.health_header_timeout,
+                                       &lbhealth::Default(), std::move(answered));
+    if (srv.ok() && metrics_) metrics_->WatchHealthServer(srv->get());
+    return srv;
+  }
+
+  void StopListening(net::HttpServer* srv) {
+    if (metrics_) metrics_->WatchHealthServer(nullptr);
+    srv->Shutdown();
   }
 
   Status Join(const Stop& stop) {
     std::shared_ptr<Opened> o = opened_;
     Joining j;
-    j.select = [o] { return SelectMode(o->facts); };
+    j.select = Selector(o, false);
     j.serve = [this](const Stop& done) -> Status {
       CARLOS_ASSIGN_OR_RETURN(std::unique_ptr<net::HttpServer> srv, Listen());
       while (!done.WaitFor(Milliseconds(3'600'000))) {
       }
-      srv->Shutdown();
+      StopListening(srv.get());
       return OkStatus();
     };
     j.record = [this, o](const Stop& done) {
@@ -220,9 +270,10 @@ class Agent {
       loop.backoff = host::GroupReferenceBackoff;
       loop.clock = env_.clock;
       loop.logf = env_.logf;
+      if (metrics_) loop.attempted = [m = metrics_.get()](RecordResult r) { m->RecordWrite(r); };
       RunRecordLoop(loop, label_, done);
     };
-    j.report = [this, o] { return Report(*o, false); };
+    j.report = [this, o] { return Publish(*o, false); };
     j.request_arm = [this] { return RequestArm(); };
     j.every = timings_.join_every;
     j.nudge_every = timings_.join_nudge_every;
@@ -254,7 +305,7 @@ class Agent {
                   opened.status().ToString());
       }
     }
-    if (joining_mode && o) h.select = [o] { return SelectMode(o->facts); };
+    if (joining_mode && o) h.select = Selector(o, true);
     if (o) {
       h.publish_edges = [this, o]() -> Status {
         identity::EdgesFile e{label_, env_.clock->Now(), {}};
@@ -263,7 +314,7 @@ class Agent {
         StatusOr<std::string> put = o->store->Put(key, bytes, PutOptions{});
         return put.ok() ? OkStatus() : put.status().Annotate("publish " + key);
       };
-      h.publish_report = [this, o] { return Report(*o, true); };
+      h.publish_report = [this, o] { return Publish(*o, true); };
     }
     h.check_every = timings_.join_every;
     h.report_every = timings_.hosting_report_every;
@@ -272,10 +323,14 @@ class Agent {
     h.logf = env_.logf;
     h.health = &lbhealth::Default();
     Status st = RunHosting(h, *env_.stop);
-    (*srv)->Shutdown();
+    StopListening(srv->get());
     return st.code() == Code::kCancelled ? 0 : 1;
   }
 
+  // Declared first so that they outlive everything that records into them;
+  // null when -metrics is off.
+  std::unique_ptr<AgentMetrics> metrics_;
+  std::unique_ptr<net::HttpServer> metrics_server_;
   const AgentFlags flags_;
   const AgentEnv env_;
   const protocol::Timings timings_;

@@ -21,6 +21,8 @@ namespace carlos::host {
 // the full edge takes.
 struct AgentFlags {
   std::string http = ":80";
+  // Where GET /metrics answers (docs/operator.md, "Metrics"); empty: off.
+  std::string metrics;
   std::string https;
   std::string registry;
   std::string acme_cache;
@@ -63,7 +65,8 @@ Status CheckStaticSettings(const AgentFlags& flags, const Getenv& getenv);
 //      unenrolled, disarmed) after the drain, or the health listener could
 //      not start while hosting, or the box label is unusable;
 //   2  a malformed setting (a timing override, or CheckStaticSettings),
-//      found at start, before anything is opened or retried.
+//      found at start, before anything is opened or retried, or a -metrics
+//      address the agent cannot listen on.
 // Every cause is logged on one line first.
 int RunAgent(const AgentFlags& flags, const AgentEnv& env);
 

@@ -62,7 +62,9 @@ void RunRecordLoop(const RecordLoop& loop, const std::string& box, const Stop& s
   for (int failures = 0;;) {
     std::string why;
     Milliseconds wait{0};
-    switch (TryRecordOnce(loop, box, &why)) {
+    const RecordResult result = TryRecordOnce(loop, box, &why);
+    if (loop.attempted) loop.attempted(result);
+    switch (result) {
       case RecordResult::kWritten:
         loop.logf("agent: the identity record " + key + " is written");
         return;

@@ -17,6 +17,14 @@
 
 namespace carlos::host {
 
+// How one attempt ended.
+enum class RecordResult {
+  kWritten,   // This attempt wrote the record.
+  kInPlace,   // A record with this box's key was already there.
+  kConflict,  // A record with another key (or unreadable) is there.
+  kFailed,    // The attempt failed (store, IMDS, signing): retry.
+};
+
 // The record loop's steps; production's come from the agent command.
 struct RecordLoop {
   // The deployment store. Never null; outlives the loop.
@@ -37,14 +45,8 @@ struct RecordLoop {
   std::function<Milliseconds(int n)> backoff;
   Clock* clock = nullptr;
   Logf logf;
-};
-
-// How one attempt ended.
-enum class RecordResult {
-  kWritten,   // This attempt wrote the record.
-  kInPlace,   // A record with this box's key was already there.
-  kConflict,  // A record with another key (or unreadable) is there.
-  kFailed,    // The attempt failed (store, IMDS, signing): retry.
+  // Told each attempt's result (the agent's metrics); may be empty.
+  std::function<void(RecordResult)> attempted;
 };
 
 // One attempt: reads the record key; absent -> builds, signs and writes it

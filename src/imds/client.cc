@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -107,6 +108,18 @@ Status ImdsClient::TransportError(std::string_view what, int curl_code,
 
 StatusOr<ImdsClient::Answer> ImdsClient::Exchange(std::string_view method, std::string_view path,
                                                   const std::vector<std::string>& headers) {
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<Answer> a = ExchangeOnce(method, path, headers);
+  if (observer_) {
+    observer_(method, a.ok() ? a->status : 0, a.status(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return a;
+}
+
+StatusOr<ImdsClient::Answer> ImdsClient::ExchangeOnce(std::string_view method,
+                                                      std::string_view path,
+                                                      const std::vector<std::string>& headers) {
   if (off()) {
     return Unavailable("IMDS is off (CARLOS_IMDS_ENDPOINT=off): this box is not on EC2, so " +
                        std::string(path) + " cannot be read");

@@ -35,6 +35,7 @@
 // concurrent callers needing a new token wait for one fetch.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -144,20 +145,33 @@ class ImdsClient {
   // Code is not "Success".
   StatusOr<RoleCredentials> RoleCredentialsNow(Seconds refresh_before = Seconds(300));
 
+  // Told each HTTP exchange with IMDS (the agent's metrics): its method
+  // ("PUT" for a token, "GET"), the HTTP status it answered (0 when the
+  // exchange failed), the transport error (OK when IMDS answered), and how
+  // long it took in seconds. Called on the requesting thread; it must be
+  // thread-safe. Set it before the client is used.
+  using Observer = std::function<void(std::string_view method, long http_status,
+                                      const Status& transport, double seconds)>;
+  void SetObserver(Observer observer) { observer_ = std::move(observer); }
+
  private:
   struct Answer {
     long status = 0;
     std::string body;
   };
-  // One HTTP exchange; transport errors (timeout, refused) as Status.
+  // One HTTP exchange, told to the observer; transport errors (timeout,
+  // refused) as Status.
   StatusOr<Answer> Exchange(std::string_view method, std::string_view path,
                             const std::vector<std::string>& headers);
+  StatusOr<Answer> ExchangeOnce(std::string_view method, std::string_view path,
+                                const std::vector<std::string>& headers);
   // The current token, fetching or renewing it; "" when IMDSv1 is allowed
   // and IMDS will not issue tokens.
   StatusOr<std::string> Token(bool force_new);
   Status TransportError(std::string_view what, int curl_code, const std::string& curl_message);
 
   ImdsOptions options_;
+  Observer observer_;
   Clock* clock_;
   std::mutex token_mu_;  // Held while a token is fetched: one fetch at a time.
   std::string token_;

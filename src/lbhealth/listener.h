@@ -3,6 +3,7 @@
 // productionJoining serve: http.Server{Addr: -http, ReadHeaderTimeout: 10s}).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,10 +18,13 @@ namespace carlos::lbhealth {
 // health check (Serve) from `health`, 404 "404 page not found" for every
 // other path, as Go's http.NotFound. A connection that has not sent its
 // request header within `header_timeout` is closed (DESIGN.md: 10 s).
-// `health` must outlive the server. Errors: as net::HttpServer::Start (a bad
+// `answered`, when set, is told each answer's status code on the server's
+// thread (the agent's metrics count them; it must be cheap and
+// thread-safe). `health` must outlive the server. Errors: as net::HttpServer::Start (a bad
 // address, the address in use, a privileged port).
 StatusOr<std::unique_ptr<net::HttpServer>> StartListener(const std::string& address,
                                                          Milliseconds header_timeout,
-                                                         const Health* health);
+                                                         const Health* health,
+                                                         std::function<void(int)> answered = {});
 
 }  // namespace carlos::lbhealth

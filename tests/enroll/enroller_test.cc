@@ -6,10 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "enroll/counting_store.h"
 #include "identity/encoding.h"
 #include "identity/retirement.h"
 #include "identity/store_keys.h"
+#include "metrics/measured_store.h"
 #include "world.h"
 
 namespace carlos::enroll::testing {
@@ -346,12 +346,12 @@ TEST_P(EnrollerTest, APassWithNothingToDoMakesAtMostFourRequestsPerBox) {
   ASSERT_TRUE(w().MakeEnroller(&log_)->Retire("d-retired", "").ok());
   ASSERT_TRUE(w().Has(identity::EnrollmentKey("a-enrolled")));
 
-  CountingStore counting(&w().store());
+  metrics::MeasuredStore counting(&w().store());
   auto e = w().MakeEnroller(&log_, nullptr, &counting);
   auto pass = e->Pass();
   ASSERT_TRUE(pass.ok());
   EXPECT_EQ(pass->invited + pass->enrolled, 0);
-  StoreCounts c = counting.counts();
+  metrics::StoreCounts c = counting.counts();
   EXPECT_EQ(c.puts, 0);
   EXPECT_EQ(c.lists, 6);
   // a: record, enrollment; b: record, invitation, report; c: record (its
