@@ -19,6 +19,9 @@
 //   CARLOS_ALLOW_UNATTESTED    on when not blank (base/env.h SwitchOn): boxes
 //                              without a verifiable instance identity
 //                              document may be invited (off by default)
+//   CARLOS_AWS_ACCOUNTS        the AWS accounts whose instances may join:
+//                              comma-separated 12-digit account ids ("" =
+//                              any account; the enroller says so at start)
 //   CARLOS_REGION              scope: only boxes of this region are invited
 //                              and enrolled ("" = every region)
 //   CARLOS_FLOOR_RELEASE       the guard policy's floor release written into
@@ -31,6 +34,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -72,6 +76,11 @@ struct EnrollerSettings {
   IidCertificates iid_certificates;
   // DESIGN.md: "IID signature unless the deployment allows unattested boxes".
   bool allow_unattested = false;
+  // The AWS accounts whose instances may join (an attested record's
+  // document's accountId must be one: AwsAccountAllowed); nullopt = any
+  // account. SPIRE's aws_iid node attestor and Teleport's EC2 join scope
+  // attestation to the operator's accounts the same way.
+  std::optional<std::set<std::string, std::less<>>> aws_accounts;
   // Only boxes of this region are invited and enrolled; nullopt = any.
   std::optional<std::string> region;
   // The guard policy written into new invitations.
@@ -94,10 +103,30 @@ enum class KeyNeed {
   kPrivate,     // Every command that writes: CARLOS_ENROLLMENT_KEY.
 };
 
+// Parses CARLOS_AWS_ACCOUNTS' value: account ids separated by commas,
+// white space around each ignored, each exactly 12 ASCII digits (AWS
+// account ids, "Your AWS account identifiers" in the AWS Account Management
+// Reference Guide). "" (or only white space) gives nullopt: any account.
+// Errors: kInvalidArgument naming the variable and the first entry that is
+// empty or not 12 digits.
+StatusOr<std::optional<std::set<std::string, std::less<>>>> ParseAwsAccounts(
+    std::string_view value);
+
+// Whether `account_id` (an instance identity document's accountId) may join
+// under `settings`: always when aws_accounts is nullopt.
+bool AwsAccountAllowed(const EnrollerSettings& settings, std::string_view account_id);
+
+// The clause the enroller logs once at start about accounts: "any AWS
+// account's instances are accepted (CARLOS_AWS_ACCOUNTS is not set)" or
+// "only instances of AWS accounts 111111111111, 222222222222 are accepted
+// (CARLOS_AWS_ACCOUNTS)".
+std::string AwsAccountsClause(const EnrollerSettings& settings);
+
 // Reads the settings from `getenv` (the variables above). Errors:
 // kInvalidArgument naming the variable: a missing enrollment key for
 // kPrivate (or neither key for kPublicOnly), a malformed duration or worker
-// count, a region or floor release out of its limits, a public key that does
+// count, a malformed CARLOS_AWS_ACCOUNTS (ParseAwsAccounts), a region or
+// floor release out of its limits, a public key that does
 // not match the private key, and — for kPrivate — no CARLOS_AWS_IID_CERT
 // while CARLOS_ALLOW_UNATTESTED is off (nothing could ever be attested);
 // errors of LoadPrivateKeyFile and LoadIidCertificates, annotated with the

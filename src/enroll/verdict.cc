@@ -75,7 +75,10 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
                             rec.region, *settings.region));
   }
   if (!docs.attestation.ok()) {
-    return Make(VerdictKind::kRefused, "unattested", docs.attestation.message());
+    return Make(VerdictKind::kRefused,
+                IsRefusal(docs.attestation, identity::Refusal::kForeignAccount) ? "foreign account"
+                                                                                : "unattested",
+                docs.attestation.message());
   }
   if (docs.conflict) return Make(VerdictKind::kRefused, "conflict", *docs.conflict);
   if (enrollment.read) {

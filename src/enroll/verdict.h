@@ -10,6 +10,8 @@
 //   valid enrollment               -> nothing (enrolled)
 //   another region than the scope  -> refused "other region"
 //   attestation fails              -> refused "unattested"
+//   its AWS account is not one of CARLOS_AWS_ACCOUNTS
+//                                  -> refused "foreign account"
 //   conflict                       -> refused "conflict"
 //   enrollment refused             -> refused "enrollment refused"
 //   invitation absent, expired or bound to another record digest:
