@@ -13,9 +13,10 @@
 //                              (`carlos boxes keygen --out`); needed to write
 //   CARLOS_ENROLLMENT_PUBKEY   "ed25519:<base64>"; enough for `list`, and
 //                              must match the private key when both are set
-//   CARLOS_AWS_IID_CERT        path to AWS's RSA-2048 certificate (PEM) for
-//                              instance identity documents, or to a directory
-//                              of <region>.pem files, one per region
+//   CARLOS_AWS_IID_CERT        path to AWS's RSA-2048 certificates (PEM) for
+//                              instance identity documents: one file, which
+//                              may be a bundle of several (each is tried), or
+//                              a directory of <region>.pem files
 //   CARLOS_ALLOW_UNATTESTED    on when not blank (base/env.h SwitchOn): boxes
 //                              without a verifiable instance identity
 //                              document may be invited (off by default)
@@ -49,9 +50,10 @@ namespace carlos::enroll {
 // region, or one per region (AWS EC2 User Guide, "Verify the instance
 // identity document using the RSA-2048 signature": each region has its own).
 struct IidCertificates {
-  // The certificate used for every region (a single PEM file), or "".
+  // The certificates used for every region (one PEM file, possibly a
+  // bundle of several: each is tried), or "".
   std::string any_region_pem;
-  // Region -> PEM (a directory of <region>.pem files).
+  // Region -> PEM, possibly a bundle (a directory of <region>.pem files).
   std::map<std::string, std::string, std::less<>> by_region;
 
   bool empty() const { return any_region_pem.empty() && by_region.empty(); }
@@ -59,12 +61,14 @@ struct IidCertificates {
   const std::string* For(std::string_view region) const;
 };
 
-// Loads CARLOS_AWS_IID_CERT's form: `path` is a PEM file (every region) or a
-// directory whose <region>.pem files each hold one region's certificate
-// (other files are ignored). Errors: kNotFound when `path` does not exist;
-// kInvalidArgument when the file (or a <region>.pem) holds no
-// "-----BEGIN CERTIFICATE-----", or the directory holds no <region>.pem;
-// others as base/files.h.
+// Loads CARLOS_AWS_IID_CERT's form: `path` is a PEM file (every region; a
+// bundle of one or more certificates) or a directory whose <region>.pem
+// files each hold that region's certificates (other files are ignored).
+// Each file is checked whole by identity::ReadCertificateBundleFile.
+// Errors: kNotFound when `path` does not exist; kInvalidArgument when the
+// file (or a <region>.pem) holds no certificate, or a block or line that is
+// not one (naming the file and line), or the directory holds no
+// <region>.pem; others as base/files.h.
 StatusOr<IidCertificates> LoadIidCertificates(const std::string& path);
 
 struct EnrollerSettings {
