@@ -63,7 +63,7 @@ void EnrollMetrics::Passed(const StatusOr<PassSummary>& pass, double seconds) {
     ++by_kind[o.verdict];
     std::string kind = DecisionKind(o);
     if (kind.empty()) continue;
-    decisions_->With({kind, o.reason})->Increment();
+    decisions_->With({kind, std::string(ReasonName(o.reason))})->Increment();
   }
   for (VerdictKind k : kKinds) boxes_->With({std::string(VerdictKindName(k))})->Set(by_kind[k]);
   last_pass_->With({})->Set(metrics::UnixSeconds(*clock_));
