@@ -71,6 +71,10 @@ RegionPlan PlanRegion(const RegionOptions& options, const RegionLayout& layout,
   env[kIidCertEnv] = layout.imds_cert();
   plan.enroller.name = "enroller";
   plan.enroller.process.argv = {bin, "boxes", "auto-enroll", "--watch"};
+  if (!options.enroller_every.empty()) {
+    plan.enroller.process.argv.push_back("--every");
+    plan.enroller.process.argv.push_back(options.enroller_every);
+  }
   if (options.metrics) {
     plan.enroller.process.argv.push_back("--metrics");
     plan.enroller.process.argv.push_back("127.0.0.1:" +
