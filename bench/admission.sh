@@ -54,7 +54,7 @@ run_store() {
   region=$tmp/region
   local extra=()
   if [ "$kind" = s3 ]; then
-    tests/harness/s3-server up "$tmp/s3" "$s3_port" >/dev/null
+    tests/harness/s3-server up "$tmp/s3" "$s3_port" >/dev/null || { rm -rf "$tmp"; return 1; }
     set -a; . "$tmp/s3/env"; set +a
     bucket=admission-$$-$RANDOM
     extra=(--s3 "$bucket")

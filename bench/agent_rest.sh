@@ -43,7 +43,7 @@ run() {
   local kind=$1 st=$2 tmp extra=() pid
   tmp=$(mktemp -d /tmp/carlos-rest.XXXXXX)
   if [ "$kind" = s3 ]; then
-    tests/harness/s3-server up "$tmp/s3" "$s3_port" >/dev/null
+    tests/harness/s3-server up "$tmp/s3" "$s3_port" >/dev/null || { rm -rf "$tmp"; return 1; }
     set -a; . "$tmp/s3/env"; set +a
     extra=(--s3 "rest-$$-$RANDOM")
   fi
