@@ -1,5 +1,6 @@
 #include "host/joining.h"
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <thread>
@@ -37,21 +38,30 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
   // The helpers run until this run ends (`done`), which is at the latest
   // when `stop` is requested: the loop below returns then.
   Stop done;
+  std::atomic<bool> recorded{false};  // The record is newly in place.
   std::thread serve([&] {
     Status st = j.serve(done);
     if (!st.ok()) {
       j.logf("agent: joining: the load balancer health check is not answered: " + st.ToString());
     }
   });
-  std::thread record([&] { j.record(done); });
+  std::thread record([&] {
+    j.record(done);
+    if (done.requested()) return;
+    recorded = true;
+    if (j.wake.notify) j.wake.notify();
+  });
   StopAndJoin cleanup(&done, &serve, &record);
 
   protocol::ModeDecision last;
   std::string last_err;
   std::optional<SystemTime> nudged;  // Never nudged: a nudge is due.
+  // When the box last did what another party answers (host/wake.h).
+  std::optional<SystemTime> expecting_since;
   for (;;) {
     StatusOr<protocol::ModeDecision> d = j.select();
     SystemTime now = j.clock->Now();
+    if (recorded.exchange(false)) expecting_since = now;
     if (!d.ok()) {
       if (d.status().ToString() != last_err) {
         j.logf("agent: joining: " + d.status().ToString() + "; checking again");
@@ -71,16 +81,24 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
       }
       last = *d;
       if (!nudged || now - *nudged >= j.nudge_every) {
+        // The first nudge of a stage starts the fast poll; a repeated one
+        // (the same stage a joinNudgeEvery later) does not, so a box whose
+        // answer does not come falls back to joinEvery (host/wake.h).
+        const bool first = !nudged;
         switch (d->stage) {
           case protocol::Stage::kInvited:
             if (Status st = j.request_arm(); !st.ok()) {
               j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
+            } else if (first) {
+              expecting_since = now;
             }
             break;
           case protocol::Stage::kGuardInstalled:
           case protocol::Stage::kGuardReady:
             if (Status st = j.report(); !st.ok()) {
               j.logf("agent: joining: the guard-ready report was not published: " + st.ToString());
+            } else if (first) {
+              expecting_since = now;
             }
             break;
           default:
@@ -89,9 +107,10 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
         nudged = now;
       }
     }
-    if (!j.clock->Sleep(j.every, stop)) {
-      return {last, Cancelled("joining stopped")};
-    }
+    const Milliseconds next = NextCheckIn(now, expecting_since, j.every, j.fast);
+    const Woke woke = j.wake.wait ? j.wake.wait(next, stop)
+                                  : (j.clock->Sleep(next, stop) ? Woke::kTimeout : Woke::kStopped);
+    if (woke == Woke::kStopped) return {last, Cancelled("joining stopped")};
   }
 }
 

@@ -31,7 +31,8 @@ std::string OutcomeLabel(const Status& status) {
 }
 
 StoreCounts MeasuredStore::counts() const {
-  return StoreCounts{gets_.load(), puts_.load(), lists_.load(), deletes_.load()};
+  return StoreCounts{gets_.load(), puts_.load(), lists_.load(), deletes_.load(),
+                     not_modified_.load()};
 }
 
 void MeasuredStore::Reset() {
@@ -39,11 +40,14 @@ void MeasuredStore::Reset() {
   puts_.store(0);
   lists_.store(0);
   deletes_.store(0);
+  not_modified_.store(0);
 }
 
-void MeasuredStore::Record(const char* operation, const Status& status, double seconds, bool read) {
+void MeasuredStore::Record(const char* operation, const Status& status, double seconds, bool read,
+                           bool not_modified) {
   if (!metrics_) return;
-  metrics_->requests->With({operation, OutcomeLabel(status)})->Increment();
+  metrics_->requests->With({operation, not_modified ? "not_modified" : OutcomeLabel(status)})
+      ->Increment();
   metrics_->duration->With({operation})->Observe(seconds);
   if (read && (status.ok() || status.code() == Code::kNotFound)) {
     metrics_->last_read->With({})->Set(UnixSeconds(*clock_));
@@ -55,6 +59,17 @@ StatusOr<Object> MeasuredStore::Get(std::string_view key) {
   auto start = std::chrono::steady_clock::now();
   StatusOr<Object> r = inner_->Get(key);
   Record("get", r.status(), SecondsSince(start), true);
+  return r;
+}
+
+StatusOr<Revalidated> MeasuredStore::GetIfNoneMatch(std::string_view key,
+                                                    std::string_view version) {
+  gets_.fetch_add(1, std::memory_order_relaxed);
+  auto start = std::chrono::steady_clock::now();
+  StatusOr<Revalidated> r = inner_->GetIfNoneMatch(key, version);
+  const bool same = r.ok() && r->not_modified;
+  if (same) not_modified_.fetch_add(1, std::memory_order_relaxed);
+  Record("get", r.status(), SecondsSince(start), true, same);
   return r;
 }
 

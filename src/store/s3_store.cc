@@ -428,11 +428,21 @@ Status AnswerStatus(const S3Store::Response& r, std::string_view where, std::str
 
 }  // namespace
 
-StatusOr<Object> S3Store::GetWithin(std::string_view key, SystemTime deadline) {
+StatusOr<Revalidated> S3Store::Fetch(std::string_view key, SystemTime deadline,
+                                     std::string_view if_none_match) {
   Request req;
   req.method = "GET";
   req.key = std::string(key);
   req.what = fmt::format("GET {}", key);
+  // A tag that is not an ETag matches no version: it is never sent, so that
+  // a server comparing only a prefix (Ceph RGW does for If-Match) cannot
+  // answer 304 for it. Quoted, as RFC 9110 13.1.2 writes an entity tag.
+  const std::string tag = Unquote(if_none_match);
+  const bool conditional = !tag.empty() && LooksLikeETag(tag);
+  if (conditional) {
+    req.headers.push_back("If-None-Match: \"" + tag + "\"");
+    req.what = fmt::format("GET {} (unless version {})", key, tag);
+  }
   Response r = Execute(req, deadline);
   if (!r.failure.ok()) return r.failure;
   std::string where = fmt::format("{}: {}", Describe(), req.what);
@@ -447,14 +457,31 @@ StatusOr<Object> S3Store::GetWithin(std::string_view key, SystemTime deadline) {
         "on the bucket: grant it)",
         where, Explain(r)));
   }
+  Revalidated out;
+  if (r.http == 304 && conditional) {
+    // GetObject, "If-None-Match": the version is still the one asked about.
+    out.not_modified = true;
+    return out;
+  }
   if (r.http != 200) return AnswerStatus(r, where, opts_.bucket);
   if (r.etag.empty()) return Corrupt(fmt::format("{}: the answer has no ETag", where));
-  return Object{std::move(r.body), std::move(r.etag)};
+  out.object = Object{std::move(r.body), std::move(r.etag)};
+  return out;
+}
+
+StatusOr<Object> S3Store::GetWithin(std::string_view key, SystemTime deadline) {
+  CARLOS_ASSIGN_OR_RETURN(Revalidated r, Fetch(key, deadline, ""));
+  return std::move(r.object);
 }
 
 StatusOr<Object> S3Store::Get(std::string_view key) {
   CARLOS_RETURN_IF_ERROR(ValidateKey(key));
   return GetWithin(key, clock_->Now() + opts_.deadline);
+}
+
+StatusOr<Revalidated> S3Store::GetIfNoneMatch(std::string_view key, std::string_view version) {
+  CARLOS_RETURN_IF_ERROR(ValidateKey(key));
+  return Fetch(key, clock_->Now() + opts_.deadline, version);
 }
 
 StatusOr<std::string> S3Store::Put(std::string_view key, std::string_view data,

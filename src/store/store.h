@@ -81,6 +81,16 @@ struct PutOptions {
   std::string if_match;  // The version tag, for kIfMatch only.
 };
 
+// What a conditional read (Store::GetIfNoneMatch) found.
+struct Revalidated {
+  // True when the key's version tag still equals the one the caller holds:
+  // the object is unchanged, and no bytes were transferred (S3: 304 Not
+  // Modified). `object` is then empty.
+  bool not_modified = false;
+  // The object as it is now, when it changed.
+  Object object;
+};
+
 // One page of a listing: keys in ascending byte order, and the token for the
 // next page ("" when this is the last page).
 struct ListPage {
@@ -115,6 +125,19 @@ class Store {
   // Deletes `key`. OK when it did not exist (as S3's DELETE is); errors as
   // above.
   virtual Status Delete(std::string_view key) = 0;
+
+  // Reads `key` unless its version tag still equals `version` (what the
+  // caller read last): then answers not_modified, without the bytes. An
+  // empty `version` is a plain Get. Errors as Get's (kNotFound when the key
+  // no longer exists). S3 sends `If-None-Match: "<etag>"` and a 304 Not
+  // Modified is the not_modified answer (Amazon S3 API Reference,
+  // GetObject, "If-None-Match": "Return the object only if its entity tag
+  // (ETag) is different from the one specified in this header; otherwise,
+  // return a 304 Not Modified error"); the directory store (this default)
+  // reads the file and compares its version tag, which costs it no more
+  // than a Get. A decorator must forward it, so that an S3 store below it
+  // still answers 304.
+  virtual StatusOr<Revalidated> GetIfNoneMatch(std::string_view key, std::string_view version);
 
   // A short description for log lines: "dir /srv/deploy" or
   // "s3://bucket (endpoint http://127.0.0.1:7480)".
