@@ -26,7 +26,9 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 
+#include "base/mutex.h"
 #include "store/store.h"
 
 namespace carlos {
@@ -43,6 +45,15 @@ class DirStore : public Store {
   StatusOr<std::string> Put(std::string_view key, std::string_view data,
                             const PutOptions& options) override;
   StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max_keys) override;
+  // List with each key's SHA-256 tag. A tag is computed by reading the file
+  // once per file version, then kept while the file's identity (device,
+  // inode, size, mtime, ctime) is unchanged: every write of this store
+  // renames a new file into place, so a new version is a new inode. A file
+  // changed less than a second before it was hashed is not kept (its
+  // timestamps may not yet tell two writes in one clock tick apart, as Git's
+  // "racily clean" index entries), so it is read again at the next listing.
+  StatusOr<ListPage> ListVersions(std::string_view prefix, std::string_view token,
+                                  int max_keys) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override;
 
@@ -61,6 +72,14 @@ class DirStore : public Store {
   Status CheckRootPresent() const;
 
   std::string root_;
+
+  // ListVersions' tags: key -> the file identity hashed and its tag.
+  struct HashedFile {
+    std::string identity;
+    std::string tag;
+  };
+  Mutex mu_;
+  std::unordered_map<std::string, HashedFile> tags_ CARLOS_GUARDED_BY(mu_);
 };
 
 // The lower-case hex SHA-256 of `data` (OpenSSL EVP): the directory
