@@ -126,15 +126,10 @@ StatusOr<std::string> ReadObject(const std::string& path, std::string_view key,
   return data;
 }
 
-// A file version's identity: what changes when a write replaces or changes
-// the file.
-std::string FileIdentity(const struct stat& st) {
-  return fmt::format("{}:{}:{}:{}.{}:{}.{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
-                     st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-}
-
 bool SameFile(const struct stat& a, const struct stat& b) {
-  return FileIdentity(a) == FileIdentity(b);
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec &&
+         a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
 }
 
 std::chrono::system_clock::time_point TimeOf(const struct timespec& ts) {
@@ -363,6 +358,16 @@ StatusOr<ListPage> DirStore::List(std::string_view prefix, std::string_view toke
   return page;
 }
 
+DirStore::FileId DirStore::IdOf(const struct stat& st) {
+  return FileId{static_cast<uint64_t>(st.st_dev),
+                static_cast<uint64_t>(st.st_ino),
+                static_cast<int64_t>(st.st_size),
+                st.st_mtim.tv_sec,
+                st.st_mtim.tv_nsec,
+                st.st_ctim.tv_sec,
+                st.st_ctim.tv_nsec};
+}
+
 StatusOr<ListPage> DirStore::ListVersions(std::string_view prefix, std::string_view token,
                                           int max_keys) {
   CARLOS_ASSIGN_OR_RETURN(ListPage page, List(prefix, token, max_keys));
@@ -374,12 +379,11 @@ StatusOr<ListPage> DirStore::ListVersions(std::string_view prefix, std::string_v
     std::string path = root_ + "/" + key;
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // Gone meanwhile.
-    std::string identity = FileIdentity(st);
     std::string tag;
     {
       MutexLock lock(&mu_);
       auto it = tags_.find(key);
-      if (it != tags_.end() && it->second.identity == identity) tag = it->second.tag;
+      if (it != tags_.end() && it->second.id == IdOf(st)) tag = it->second.tag;
     }
     if (tag.empty()) {
       struct stat read_st {};
@@ -389,10 +393,13 @@ StatusOr<ListPage> DirStore::ListVersions(std::string_view prefix, std::string_v
         return data.status().Annotate(Describe());
       }
       tag = Sha256Hex(*data);
-      auto changed = TimeOf(read_st.st_ctim);
+      // Whole-second timestamps (both fractions zero) cannot tell writes
+      // within a second apart.
+      bool coarse = read_st.st_mtim.tv_nsec == 0 && read_st.st_ctim.tv_nsec == 0;
+      auto settled = coarse ? Milliseconds(2'000) : Milliseconds(50);
       MutexLock lock(&mu_);
-      if (std::chrono::system_clock::now() - changed > std::chrono::seconds(1)) {
-        tags_[key] = HashedFile{FileIdentity(read_st), tag};
+      if (std::chrono::system_clock::now() - TimeOf(read_st.st_ctim) > settled) {
+        tags_[key] = HashedFile{IdOf(read_st), tag};
       } else {
         tags_.erase(key);
       }
