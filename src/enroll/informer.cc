@@ -26,8 +26,7 @@ StatusOr<FleetListing> Informer::List(int workers) {
   for (auto it = known_.begin(); it != known_.end();) {
     it = listed_.contains(it->first) ? std::next(it) : known_.erase(it);
   }
-  std::unordered_map<std::string, bool> recorded;
-  for (const std::string& box : listing.records) recorded.emplace(box, true);
+  std::unordered_set<std::string> recorded(listing.records.begin(), listing.records.end());
   for (auto it = boxes_.begin(); it != boxes_.end();) {
     it = recorded.contains(it->first) ? std::next(it) : boxes_.erase(it);
   }
@@ -63,13 +62,11 @@ StatusOr<std::optional<Object>> Informer::Read(const std::string& key) {
     auto known = known_.find(key);
     if (listed != listed_.end() && known != known_.end() &&
         known->second.version == listed->second) {
-      ++served_;
       const Known& k = known->second;
       return std::optional<Object>(Object{
           k.data, k.version,
           std::max(Milliseconds(0), std::chrono::duration_cast<Milliseconds>(now - k.written_at))});
     }
-    ++gets_;
   }
   StatusOr<std::optional<Object>> obj = store_->GetIfExists(key);
   if (!obj.ok() || !obj->has_value()) return obj;
@@ -126,7 +123,6 @@ std::optional<BoxDocs> Informer::ReuseBox(const FleetListing& listing, const std
     auto listed = listing.versions.find(key);
     if (listed == listing.versions.end() || listed->second != version) return std::nullopt;
   }
-  ++served_;
   BoxDocs docs = e.docs;
   docs.conflict.reset();
   docs.referenced_by = listing.edges.contains(box) ? identity::EdgesKey(box) : "";
@@ -154,16 +150,6 @@ void Informer::KeepBox(const FleetListing& listing, const BoxDocs& docs, ReadDep
   // then, so that CheckInvitation says so.
   if (docs.invitation.valid()) e.recheck_at = docs.invitation.parsed->doc.expires_at;
   boxes_[docs.box] = std::move(e);
-}
-
-int64_t Informer::gets() const {
-  MutexLock lock(&mu_);
-  return gets_;
-}
-
-int64_t Informer::served() const {
-  MutexLock lock(&mu_);
-  return served_;
 }
 
 }  // namespace carlos::enroll

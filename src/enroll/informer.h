@@ -17,9 +17,9 @@
 // fail, and the loser re-reads (enroller.h). A kept document is served only
 // while the latest listing shows its version.
 //
-// Thread-safety: Read, Kept, Wrote and Forget may be called from many
-// threads at once (the pass's workers); List and the box cache are used by
-// one pass at a time.
+// Thread-safety: every method may be called from many threads at once (one
+// mutex guards what is kept); the enroller calls List and Changed from its
+// loop, Read, ReuseBox and KeepBox from a pass's workers.
 #pragma once
 
 #include <optional>
@@ -82,11 +82,6 @@ class Informer {
   // unless a read failed in the store.
   void KeepBox(const FleetListing& listing, const BoxDocs& docs, ReadDepth depth);
 
-  // Store reads (Gets) the informer made, and reads it served from what it
-  // kept, since construction.
-  int64_t gets() const;
-  int64_t served() const;
-
  private:
   struct Known {
     std::string version;
@@ -109,8 +104,6 @@ class Informer {
   std::unordered_map<std::string, std::string> listed_ CARLOS_GUARDED_BY(mu_);
   std::unordered_map<std::string, Known> known_ CARLOS_GUARDED_BY(mu_);
   std::unordered_map<std::string, BoxEntry> boxes_ CARLOS_GUARDED_BY(mu_);
-  int64_t gets_ CARLOS_GUARDED_BY(mu_) = 0;
-  int64_t served_ CARLOS_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace carlos::enroll
