@@ -84,9 +84,20 @@ StatusOr<std::string> MeasuredStore::Put(std::string_view key, std::string_view 
 
 StatusOr<ListPage> MeasuredStore::List(std::string_view prefix, std::string_view token,
                                        int max_keys) {
+  return CountedList(false, prefix, token, max_keys);
+}
+
+StatusOr<ListPage> MeasuredStore::ListVersions(std::string_view prefix, std::string_view token,
+                                               int max_keys) {
+  return CountedList(true, prefix, token, max_keys);
+}
+
+StatusOr<ListPage> MeasuredStore::CountedList(bool versions, std::string_view prefix,
+                                              std::string_view token, int max_keys) {
   lists_.fetch_add(1, std::memory_order_relaxed);
   auto start = std::chrono::steady_clock::now();
-  StatusOr<ListPage> r = inner_->List(prefix, token, max_keys);
+  StatusOr<ListPage> r = versions ? inner_->ListVersions(prefix, token, max_keys)
+                                  : inner_->List(prefix, token, max_keys);
   Record("list", r.status(), SecondsSince(start), true);
   return r;
 }

@@ -69,6 +69,12 @@ class MeasuredStore : public Store {
   StatusOr<std::string> Put(std::string_view key, std::string_view data,
                             const PutOptions& options) override;
   StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max_keys) override;
+  // Forwards to the inner store's ListVersions; counts as one list request
+  // (operation "list"), as it is one request on S3. (A store whose
+  // ListVersions is the default reads each key too; those reads go to the
+  // inner store and are not counted here.)
+  StatusOr<ListPage> ListVersions(std::string_view prefix, std::string_view token,
+                                  int max_keys) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return inner_->Describe(); }
 
@@ -80,6 +86,9 @@ class MeasuredStore : public Store {
  private:
   void Record(const char* operation, const Status& status, double seconds, bool read,
               bool not_modified = false);
+  // List or ListVersions of the inner store, counted as one list request.
+  StatusOr<ListPage> CountedList(bool versions, std::string_view prefix, std::string_view token,
+                                 int max_keys);
 
   std::shared_ptr<Store> owned_;
   Store* inner_;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
+#include <optional>
 #include <random>
 #include <utility>
 
@@ -35,6 +37,9 @@ struct S3Store::Response {
   long http = 0;
   std::string body;
   std::string etag;
+  // The `Date` and `Last-Modified` headers, as sent ("" when absent).
+  std::string date;
+  std::string last_modified;
   bool too_large = false;
   // Set by Execute: the final status when the exchange did not end in an
   // answer the caller should interpret (transient failures past the
@@ -109,18 +114,58 @@ size_t OnBody(char* ptr, size_t size, size_t nmemb, void* userdata) {
   return n;
 }
 
+// The headers an answer's reader keeps (S3Store::Response's fields).
+struct HeaderTarget {
+  std::string* etag;
+  std::string* date;
+  std::string* last_modified;
+};
+
 size_t OnHeader(char* ptr, size_t size, size_t nmemb, void* userdata) {
   size_t n = size * nmemb;
   std::string_view line(ptr, n);
-  auto* etag = static_cast<std::string*>(userdata);
+  auto* t = static_cast<HeaderTarget*>(userdata);
   if (line.starts_with("HTTP/")) {
-    etag->clear();  // A new answer (after 100 Continue or a redirect).
-  } else if (line.size() > 5) {
-    std::string name = std::string(line.substr(0, 5));
-    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-    if (name == "etag:") *etag = Unquote(line.substr(5));
+    // A new answer (after 100 Continue or a redirect).
+    t->etag->clear();
+    t->date->clear();
+    t->last_modified->clear();
+    return n;
+  }
+  size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  std::string name = std::string(line.substr(0, colon));
+  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  std::string_view value = line.substr(colon + 1);
+  if (name == "etag") {
+    *t->etag = Unquote(value);
+  } else if (name == "date") {
+    *t->date = TrimSpace(value);
+  } else if (name == "last-modified") {
+    *t->last_modified = TrimSpace(value);
   }
   return n;
+}
+
+// Parses an HTTP-date in its preferred form, IMF-fixdate ("Sun, 06 Nov 1994
+// 08:49:37 GMT", RFC 9110 §5.6.7, which S3 sends in Date and Last-Modified);
+// nullopt otherwise.
+std::optional<SystemTime> ParseHttpDate(const std::string& s) {
+  struct tm tm {};
+  const char* end = ::strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  time_t t = ::timegm(&tm);
+  if (t < 0) return std::nullopt;
+  return std::chrono::system_clock::from_time_t(t);
+}
+
+// An object's age by the server's clock: Date minus Last-Modified (store.h,
+// Object::age); nullopt when either is missing or unreadable.
+std::optional<Milliseconds> AgeOf(const std::string& date, const std::string& last_modified) {
+  std::optional<SystemTime> now = ParseHttpDate(date);
+  std::optional<SystemTime> written = ParseHttpDate(last_modified);
+  if (!now || !written) return std::nullopt;
+  return std::max(Milliseconds(0), std::chrono::duration_cast<Milliseconds>(*now - *written));
 }
 
 // The curl failures after which the request certainly never reached the
@@ -302,6 +347,7 @@ S3Store::Response S3Store::Perform(const Request& req, const AwsCredentials& cre
   for (const auto& hd : req.headers) headers = curl_slist_append(headers, hd.c_str());
   char errbuf[CURL_ERROR_SIZE] = {0};
   WriteTarget target{&r.body, req.max_body, &r.too_large};
+  HeaderTarget header_target{&r.etag, &r.date, &r.last_modified};
   long connect_ms =
       std::max<long>(1, std::min<long>(opts_.connect_timeout.count(), timeout.count()));
 
@@ -317,7 +363,7 @@ S3Store::Response S3Store::Perform(const Request& req, const AwsCredentials& cre
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &target);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &r.etag);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &header_target);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   if (req.method == "GET") {
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
@@ -465,7 +511,7 @@ StatusOr<Revalidated> S3Store::Fetch(std::string_view key, SystemTime deadline,
   }
   if (r.http != 200) return AnswerStatus(r, where, opts_.bucket);
   if (r.etag.empty()) return Corrupt(fmt::format("{}: the answer has no ETag", where));
-  out.object = Object{std::move(r.body), std::move(r.etag)};
+  out.object = Object{std::move(r.body), std::move(r.etag), AgeOf(r.date, r.last_modified)};
   return out;
 }
 
@@ -616,7 +662,23 @@ StatusOr<ListPage> S3Store::List(std::string_view prefix, std::string_view token
   }
   ListPage page;
   page.keys = std::move(parsed->keys);
+  // Each <Contents> carries its ETag (ListObjectsV2, "Contents"): the tag
+  // Get returns, so the listing tells which keys changed at no extra cost.
+  bool tagged = std::none_of(parsed->etags.begin(), parsed->etags.end(),
+                             [](const std::string& t) { return t.empty(); });
+  if (tagged) {
+    for (std::string& t : parsed->etags) page.versions.push_back(Unquote(t));
+  }
   if (parsed->truncated) page.next_token = std::move(parsed->next_continuation_token);
+  return page;
+}
+
+StatusOr<ListPage> S3Store::ListVersions(std::string_view prefix, std::string_view token,
+                                         int max_keys) {
+  CARLOS_ASSIGN_OR_RETURN(ListPage page, List(prefix, token, max_keys));
+  if (page.versions.size() != page.keys.size()) {
+    return Corrupt(fmt::format("{}: LIST {:?}: a <Contents> has no <ETag>", Describe(), prefix));
+  }
   return page;
 }
 

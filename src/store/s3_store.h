@@ -93,7 +93,11 @@ class S3Store : public Store {
   StatusOr<Revalidated> GetIfNoneMatch(std::string_view key, std::string_view version) override;
   StatusOr<std::string> Put(std::string_view key, std::string_view data,
                             const PutOptions& options) override;
+  // Fills ListPage::versions from each <Contents>' ETag (unquoted).
   StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max_keys) override;
+  // List, refusing (kCorrupt) a page where a key has no ETag.
+  StatusOr<ListPage> ListVersions(std::string_view prefix, std::string_view token,
+                                  int max_keys) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override;
 

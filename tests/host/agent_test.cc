@@ -222,9 +222,11 @@ TEST_F(AgentTest, JoinsStageByStageThenHostsThenLeavesWhenRetired) {
                                                          identity::ParseStatusReport);
     ASSERT_TRUE(rec.parsed && inv.parsed);
     protocol::CheckReport(&rep, rec.parsed->doc.public_key, "web-1");
-    protocol::GuardReadyCheck c = protocol::CheckGuardReady(
-        rep, *rec.parsed, *inv.parsed, std::chrono::system_clock::now(),
-        protocol::Timings{}.report_freshness, protocol::Timings{}.report_clock_skew);
+    // Just read, so seen written now (the store's age of it, if any).
+    const SystemTime now = std::chrono::system_clock::now();
+    protocol::GuardReadyCheck c = protocol::CheckGuardReady(rep, *rec.parsed, *inv.parsed, now,
+                                                            now - rep.age.value_or(Milliseconds(0)),
+                                                            protocol::Timings{}.report_freshness);
     EXPECT_EQ(c.readiness, protocol::GuardReadiness::kReady) << c.detail;
   }
   EXPECT_FALSE(Get(identity::EdgesKey("web-1")).has_value());  // Joining never writes it.

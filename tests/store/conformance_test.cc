@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "backend_fixture.h"
@@ -300,6 +301,51 @@ TEST_P(ConformanceTest, ListIsSortedPaginatedAndFiltered) {
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->keys.empty());
   EXPECT_TRUE(empty->next_token.empty());
+}
+
+// docs/store.md, "Listing with version tags": each listed key's tag is the
+// one Get returns, changes with the bytes, and pages as List does.
+TEST_P(ConformanceTest, ListVersionsGivesEachKeysGetVersion) {
+  for (std::string k : {"v/a", "v/b", "v/c", "w/a"}) ASSERT_TRUE(store().Put(k, "1" + k, {}).ok());
+  auto listed = ListAllVersions(store(), "v/");
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  ASSERT_EQ(listed->size(), 3u);
+  std::map<std::string, std::string> before;
+  for (const ListedKey& l : *listed) {
+    auto got = store().Get(l.key);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(l.version, got->version) << l.key;
+    before[l.key] = l.version;
+  }
+  EXPECT_EQ(before.size(), 3u);
+  auto v2 = store().Put("v/b", "2v/b", {});
+  ASSERT_TRUE(v2.ok());
+  ASSERT_TRUE(store().Delete("v/c").ok());
+  listed = ListAllVersions(store(), "v/");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].key, "v/a");
+  EXPECT_EQ((*listed)[0].version, before["v/a"]);
+  EXPECT_EQ((*listed)[1].key, "v/b");
+  EXPECT_EQ((*listed)[1].version, *v2);
+  EXPECT_NE(*v2, before["v/b"]);
+  // Pages of one key each carry one tag.
+  auto page = store().ListVersions("v/", "", 1);
+  ASSERT_TRUE(page.ok());
+  EXPECT_THAT(page->keys, ElementsAre("v/a"));
+  EXPECT_THAT(page->versions, ElementsAre(before["v/a"]));
+  EXPECT_FALSE(page->next_token.empty());
+}
+
+// docs/protocol.md, "Clocks": a read tells how long ago the object was
+// written by the store's clock (S3: Date minus Last-Modified, whole seconds).
+TEST_P(ConformanceTest, GetTellsTheObjectsAgeByTheStoresClock) {
+  ASSERT_TRUE(store().Put("age/a", "x", {}).ok());
+  auto got = store().Get("age/a");
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->age.has_value());
+  EXPECT_GE(*got->age, Milliseconds(0));
+  EXPECT_LE(*got->age, Milliseconds(5'000));
 }
 
 TEST_P(ConformanceTest, ListRefusesBadArguments) {
