@@ -71,17 +71,26 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
       }
       last = *d;
       if (!nudged || now - *nudged >= j.nudge_every) {
+        auto ask_root = [&j] {
+          if (Status st = j.request_arm(); !st.ok()) {
+            j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
+          }
+        };
         switch (d->stage) {
           case protocol::Stage::kInvited:
-            if (Status st = j.request_arm(); !st.ok()) {
-              j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
-            }
+            ask_root();
             break;
           case protocol::Stage::kGuardInstalled:
           case protocol::Stage::kGuardReady:
             if (Status st = j.report(); !st.ok()) {
               j.logf("agent: joining: the guard-ready report was not published: " + st.ToString());
             }
+            // Installed but still not armed a whole nudge interval later:
+            // root's join was killed or failed between installing and
+            // arming, and nothing else would run it again (docs/agent.md,
+            // "Nudges": a departure from the seed). Not at the stage's
+            // first nudge: root may still be arming.
+            if (d->stage == protocol::Stage::kGuardInstalled && nudged) ask_root();
             break;
           default:
             break;

@@ -56,8 +56,8 @@ struct JoinOutcome {
   Status status;
 };
 
-// Runs `j` until the box can host or `stop` is requested, exactly as the
-// seed's joining.run:
+// Runs `j` until the box can host or `stop` is requested, as the seed's
+// joining.run:
 //  - health 503 from the first moment; serve and record start concurrently
 //    (and are stopped and joined before this returns);
 //  - every `every`: select the mode;
@@ -71,7 +71,12 @@ struct JoinOutcome {
 //    the selection): invited -> request_arm ("agent: joining: could not ask
 //    root to arm the guard: <err>" on failure), guard-installed or
 //    guard-ready -> report ("agent: joining: the guard-ready report was not
-//    published: <err>"); any stage counts as nudged.
+//    published: <err>"); any stage counts as nudged;
+//  - one departure from the seed (docs/agent.md, "Nudges"): at
+//    guard-installed, from the stage's second nudge on (the guard still not
+//    armed `nudge_every` later), request_arm too, after the report: root's
+//    join was stopped between installing and arming, and its re-run arms
+//    the guard it installed (guard::Join is idempotent).
 // Blocks the calling thread. Requires every field set.
 JoinOutcome RunJoining(const Joining& j, const Stop& stop);
 
