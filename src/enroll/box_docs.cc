@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "enroll/verdict.h"
 #include "identity/refusal.h"
 #include "identity/store_keys.h"
 
@@ -104,16 +105,26 @@ BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view bo
     docs.retirement = ReadRetirement(store, docs, settings);
     if (docs.retirement.valid() && !everything) return docs;
   }
-  if (docs.enrollment.present) {
-    docs.enrollment = ReadEnrollment(store, docs, settings);
-    if (docs.enrollment.valid() && !everything) return docs;
-  }
-  if (docs.invitation.present) docs.invitation = ReadInvitation(store, docs, settings, now);
-  if (docs.report.present) {
+  auto read_report = [&] {
+    if (!docs.report.present || docs.report.read) return;
     docs.report = protocol::ReadDoc<identity::StatusReport>(Reader(store), identity::StatusKey(box),
                                                             identity::ParseStatusReport);
     protocol::CheckReport(&docs.report, Record(docs).doc.public_key, box);
+  };
+  // The enrollment is read before the invitation and the report: a
+  // re-enrollment's safety rests on that order (docs/protocol.md,
+  // "Enrolled for a guard the box no longer has").
+  if (docs.enrollment.present) {
+    docs.enrollment = ReadEnrollment(store, docs, settings);
+    if (docs.enrollment.valid() && !everything) {
+      // Enrolled: the report alone says whether the box is armed for
+      // another guard; only then is the invitation worth reading.
+      read_report();
+      if (!EnrolledForAnotherGuard(docs)) return docs;
+    }
   }
+  if (docs.invitation.present) docs.invitation = ReadInvitation(store, docs, settings, now);
+  read_report();
   return docs;
 }
 
