@@ -9,7 +9,7 @@
 # list).
 # Usage: model/check.sh [--full]   (CARLOS_MODEL_WORK: where pan is built;
 # default a temporary directory). Needs spin and gcc (scripts/deps.sh).
-# Time: about 5 minutes on 2 idle cores, 10 on busy ones (CTest
+# Time: about 5 minutes on 2 idle cores, 15 on busy ones (CTest
 # model.spin); memory: under 2 GiB. --full adds `live` with store faults
 # for each finding's conditions (about 12 minutes) and a larger K = 3
 # bitstate search (-w28).
