@@ -222,7 +222,7 @@ second_enroller() {  # restarted 1 s after it exits, until the run ends
   while [ ! -e "$rdir/stop-checker" ]; do
     (set -a; . "$rdir/region.env"; set +a
      export CARLOS_INVITATION_LIFETIME="$lifetime"
-     exec "${ft[@]}" "$bin" boxes auto-enroll --watch) >>"$rdir/logs/enroller2.log" 2>&1 &
+     exec "${ft[@]}" "$bin" boxes auto-enroll --watch --every 1s) >>"$rdir/logs/enroller2.log" 2>&1 &
     echo $! >"$rdir/enroller2.pid"
     wait $! 2>/dev/null
     sleep 1
