@@ -57,7 +57,9 @@ proxy_bin="${CARLOS_SOAK_PROXY:-$root/build/tests/soak/soak_fault_proxy}"
 for t in "$bin" "$proxy_bin"; do
   [ -x "$t" ] || { echo "soak: $t is missing: build first (scripts/build.sh)" >&2; exit 2; }
 done
-for t in curl jq sha256sum faketime; do
+[ -f /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] ||
+  { echo "soak: libfaketime is missing (the faketime package: scripts/deps.sh)" >&2; exit 2; }
+for t in curl jq sha256sum; do
   command -v "$t" >/dev/null || { echo "soak: $t is missing (scripts/deps.sh)" >&2; exit 2; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "soak: run as root: carlos system join writes the root-owned guard" >&2; exit 2; }
@@ -215,10 +217,15 @@ imds_fault() {
   count "imds-$k"
 }
 # The second enroller runs with its clock $skew seconds off the boxes'
-# (libfaketime: the real binary, every clock it reads shifted).
+# (libfaketime: the real binary, every clock it reads shifted). Preloaded
+# through env, which execs the enroller itself: the pid recorded is the
+# enroller's (the faketime wrapper forks, and killing it would leave the
+# enroller running).
+libfaketime=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 second_enroller() {  # restarted 1 s after it exits, until the run ends
   local ft=()
-  [ "$skew" != 0 ] && ft=(env FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f "$(printf '%+ds' "$skew")")
+  [ "$skew" != 0 ] && ft=(env LD_PRELOAD="$libfaketime" FAKETIME="$(printf '%+ds' "$skew")"
+                          FAKETIME_DONT_FAKE_MONOTONIC=1)
   while [ ! -e "$rdir/stop-checker" ]; do
     (set -a; . "$rdir/region.env"; set +a
      export CARLOS_INVITATION_LIFETIME="$lifetime"
