@@ -33,7 +33,11 @@
  * (invitations written unconditionally), BROKEN_PUT_ENROLLMENT
  * (enrollments written unconditionally), BROKEN_PUT_RECORD (the record
  * written unconditionally), STRICT (the invariant without the one-check
- * grace), NO_JOIN_CRASH, ONE_ENROLLER, NO_EXPIRY; K (boxes, 1-3), MAXINV,
+ * grace);
+ * the product before the fixes of the model's findings, as regressions
+ * that must fail `live`: SEED_NUDGE (the agent asks root only when
+ * invited, as the seed), NO_REENROLL (an enrollment is never replaced);
+ * NO_JOIN_CRASH, ONE_ENROLLER, NO_EXPIRY; K (boxes, 1-3), MAXINV,
  * MAXCRASH, MAXFAULT (bounds).
  */
 
@@ -75,7 +79,8 @@ bool hosting[K];    /* the health check answers 200 */
 bool saw_ret[K];    /* the box's agent has read a retirement of its record */
 bool stale[K];      /* guard files or retirement changed since the check the box hosts on began */
 bool pend[K];       /* ... since the agent's current check began */
-byte enr_writes[K]; /* enrollment writes the store accepted */
+byte enr_writes[K]; /* create-only enrollment writes the store accepted */
+bool bad_reenroll;  /* an enrollment in effect (the box armed for it) was replaced by one for another guard */
 bool bad_replace;   /* an invitation write replaced a valid invitation */
 bool bad_record;    /* an identity record write replaced a record */
 byte crashes;
@@ -194,8 +199,14 @@ decided:
      atomic { if :: rec[i] == NONE -> rec[i] = OWN :: else -> skip fi; d = D_ERROR }
   :: !hosts && d == D_INVITED -> atomic { marker[i] = 1; d = D_ERROR }   /* request_arm */
   :: !hosts && (d == D_READY || d == D_INSTALLED) ->
-     /* the guard-ready report: the guard read afresh and published */
+     /* the guard-ready report: the guard read afresh and published; at
+      * guard-installed (from the stage's second nudge; nudges are every
+      * check here) root is asked again too (request_arm), unless
+      * SEED_NUDGE (the seed: only when invited) */
      atomic { rep_g[i] = g_inv[i]; rep_armed[i] = (g_inv[i] != 0 && armed[i] == g_inv[i]);
+#ifndef SEED_NUDGE
+              if :: d == D_INSTALLED -> marker[i] = 1 :: else -> skip fi;
+#endif
               d = D_ERROR }
   :: else -> d = D_ERROR
   fi;
@@ -247,9 +258,10 @@ end_wait:
 #define A_INVITE 1
 #define A_REINVITE 2
 #define A_ENROLL 3
+#define A_REENROLL 4
 
 proctype Enroller() {
-  byte i, act, lrec, liv;
+  byte i, act, lrec, liv, lenr;
 pass:
   if
   :: FAULT -> skip   /* the pass failed: tries again */
@@ -259,7 +271,18 @@ pass:
        if
        :: lrec == NONE -> skip                                  /* nothing: no record */
        :: ret_rec[i] != 0 && ret_rec[i] == lrec -> skip         /* refused: retired */
-       :: enr_g[i] != 0 && enr_rec[i] == lrec -> skip           /* nothing: enrolled */
+       :: enr_g[i] != 0 && enr_rec[i] == lrec ->
+          /* enrolled: nothing, unless (EnrolledForAnotherGuard) the fresh
+           * report shows another guard armed for the valid invitation:
+           * re-enroll, compare-and-swap on the enrollment read */
+          if
+#ifndef NO_REENROLL
+          :: rep_armed[i] && rep_g[i] != 0 && rep_g[i] != enr_g[i] &&
+             inv[i] != 0 && inv_rec[i] == lrec && !inv_exp[i] && rep_g[i] == inv[i] ->
+             act = A_REENROLL; liv = inv[i]; lenr = enr_g[i]
+#endif
+          :: else -> skip
+          fi
        :: else ->
           if
           :: inv[i] == 0 -> act = A_INVITE
@@ -289,6 +312,18 @@ pass:
        :: else -> skip
        fi
 #endif
+    :: act == A_REENROLL ->
+       /* WriteEnrollment(replace): compare-and-swap on the version read
+        * (an enrollment is its guard and record here: versions are unique
+        * per write in the store, so this lets more writes through) */
+       if
+       :: enr_g[i] == lenr && enr_rec[i] == lrec ->
+          if :: armed[i] != 0 && armed[i] == g_inv[i] && g_inv[i] == enr_g[i] && liv != enr_g[i] ->
+                bad_reenroll = 1
+             :: else -> skip fi;
+          enr_g[i] = liv; enr_rec[i] = lrec
+       :: else -> skip
+       fi
     :: act == A_INVITE ->
        /* WriteInvitation: create-only */
        if
@@ -310,7 +345,7 @@ pass:
 #endif
     :: else -> skip
     fi;
-    i = 0; act = A_NONE; lrec = 0; liv = 0
+    i = 0; act = A_NONE; lrec = 0; liv = 0; lenr = 0
   }
   goto pass
 }
@@ -395,7 +430,8 @@ init {
 #define ALL(P) (P(0) && P(1) && P(2))
 #endif
 
-ltl safety { [] (ALL(OK) && ALL(NEVER_AGAIN) && ALL(ONE_ENR) && !bad_replace && !bad_record) }
+ltl safety { [] (ALL(OK) && ALL(NEVER_AGAIN) && ALL(ONE_ENR) && !bad_replace && !bad_record &&
+                 !bad_reenroll) }
 
 /* A box that hosts while its conditions do not hold stops (at its next check). */
 #define L (K - 1)

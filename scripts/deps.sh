@@ -21,8 +21,9 @@ packages=(
   # The end-to-end test's load balancer, the health-check benchmark's load
   # generator and the web server it is compared with
   haproxy wrk nginx-light
-  # The protocol's model checker (model/check.sh) and the soak's checker
-  spin jq
+  # The protocol's model checker (model/check.sh) and the soak's checker;
+  # faketime (libfaketime) skews the soak's second enroller's clock
+  spin jq faketime
   # Packaging checks; the man page (help2man, from --help-all)
   lintian systemd dpkg-dev help2man
   # The system test (tests/system/run.sh): boxes are systemd-nspawn

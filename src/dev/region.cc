@@ -196,6 +196,8 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
   std::optional<int> enroller;
   if (options.auto_enroll) enroller = sup.Add(plan.enroller);
 
+  RegionImdsFaults imds_faults(layout, options.boxes, options.base_port, options.region, &clock,
+                               &imds, [&rlog](const std::string& line) { rlog(line); });
   SystemTime start = clock.Now();
   for (int a : agents) sup.Start(a, start);
   if (enroller) sup.Start(*enroller, start);
@@ -208,6 +210,7 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
   for (;;) {
     SystemTime now = clock.Now();
     sup.Tick(now);
+    imds_faults.Tick(now);
     for (size_t i = 0; i < markers.size(); ++i) {
       if (markers[i].Changed()) {
         rlog("region: " + plan.boxes[i] +
@@ -256,7 +259,7 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
                FormatDuration(grace).c_str());
   std::fflush(out);
   sup.StopAll(grace, clock.Now());
-  imds->Shutdown();
+  if (imds) imds->Shutdown();
   rlog("region: stopped; the deployment is left as it is");
   std::fprintf(out,
                "Stopped. The deployment and the boxes' data are left in %s; run again to "

@@ -10,6 +10,7 @@
 //   DIR/enrollment.key        the enrollment key (PKCS #8 PEM, 0600)
 //   DIR/enrollment.pub        its public key, CARLOS_ENROLLMENT_PUBKEY
 //   DIR/imds/signer.crt|.key  the IMDS emulator's stand-in AWS certificate
+//   DIR/imds/fault            test-facing: an IMDS fault to inject (RegionImdsFaults)
 //   DIR/boxes/<box>/          each box's data dir (CARLOS_DATA_DIR), with its
 //                             own machine-id (CARLOS_MACHINE_ID_FILE)
 //   DIR/logs/<box>.agent.log  each box's agent output (every start appends)
@@ -46,6 +47,9 @@ struct RegionLayout {
   std::string imds_dir() const { return dir + "/imds"; }
   std::string imds_cert() const { return dir + "/imds/signer.crt"; }
   std::string imds_key() const { return dir + "/imds/signer.key"; }
+  // Test-facing: a line here makes the region's IMDS fail for a while
+  // (region_imds.h RegionImdsFaults).
+  std::string imds_fault() const { return dir + "/imds/fault"; }
   std::string boxes_dir() const { return dir + "/boxes"; }
   std::string logs_dir() const { return dir + "/logs"; }
   std::string run_dir() const { return dir + "/run"; }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "enroll/verdict.h"
 #include "identity/iid.h"
 #include "identity/refusal.h"
 #include "identity/store_keys.h"
@@ -120,19 +121,42 @@ BoxDocs ReadBoxDocs(const protocol::ReadKey& read, const FleetListing& fleet,
     docs.retirement = ReadRetirement(read, docs, settings);
     if (docs.retirement.valid() && !everything) return docs;
   }
-  if (docs.enrollment.present) {
-    docs.enrollment = ReadEnrollment(read, docs, settings);
-    if (docs.enrollment.valid() && !everything) return docs;
-  }
-  if (docs.invitation.present) docs.invitation = ReadInvitation(read, docs, settings, now);
-  if (docs.report.present) {
+  auto read_report = [&] {
+    if (!docs.report.present || docs.report.read) return;
     docs.report = protocol::ReadDoc<identity::StatusReport>(read, identity::StatusKey(box),
                                                             identity::ParseStatusReport);
     protocol::CheckReport(&docs.report, Record(docs).doc.public_key, box);
     if (docs.report.read && !docs.report.store_error()) {
       docs.report_written_at = now - docs.report.age.value_or(Milliseconds(0));
     }
+  };
+  auto read_invitation = [&] {
+    if (docs.invitation.present && !docs.invitation.read) {
+      docs.invitation = ReadInvitation(read, docs, settings, now);
+    }
+  };
+  // The enrollment is read before the invitation and the report: a
+  // re-enrollment's safety rests on that order (docs/protocol.md,
+  // "Enrolled for a guard the box no longer has").
+  if (docs.enrollment.present) {
+    docs.enrollment = ReadEnrollment(read, docs, settings);
+    if (docs.enrollment.valid() && !everything) {
+      // Enrolled: a box can be armed for another guard than its
+      // enrollment's only once it was invited again (a guard binds its
+      // invitation), so the report, rewritten every 30 s by a hosting box,
+      // is read only when the invitation is not the enrollment's; the
+      // invitation itself changes rarely, and the informer keeps it.
+      read_invitation();
+      if (!docs.invitation.parsed ||
+          docs.invitation.parsed->digest == docs.enrollment.parsed->doc.invitation_digest) {
+        return docs;
+      }
+      read_report();
+      if (!EnrolledForAnotherGuard(docs)) return docs;
+    }
   }
+  read_invitation();
+  read_report();
   return docs;
 }
 

@@ -70,7 +70,8 @@ struct BoxDocs {
 enum class ReadDepth {
   // What automatic enrollment needs, skipping documents whose answer cannot
   // change its decision: a retired box's others, a validly enrolled box's
-  // invitation and report. This is the cheap pass.
+  // invitation unless its report shows another guard armed
+  // (EnrolledForAnotherGuard, verdict.h). This is the cheap pass.
   kAutomatic,
   // Every present document (`carlos boxes list`, the manual commands).
   kEverything,

@@ -8,8 +8,8 @@ namespace carlos::enroll {
 namespace {
 
 constexpr VerdictKind kKinds[] = {
-    VerdictKind::kNothing,  VerdictKind::kRefused, VerdictKind::kWaiting, VerdictKind::kInvite,
-    VerdictKind::kReinvite, VerdictKind::kEnroll,  VerdictKind::kError};
+    VerdictKind::kNothing,  VerdictKind::kRefused, VerdictKind::kWaiting,  VerdictKind::kInvite,
+    VerdictKind::kReinvite, VerdictKind::kEnroll,  VerdictKind::kReenroll, VerdictKind::kError};
 
 // The decision an outcome records, or "" for none (nothing to do).
 std::string DecisionKind(const Outcome& o) {
@@ -20,6 +20,8 @@ std::string DecisionKind(const Outcome& o) {
       return o.acted ? "reinvited" : "error";
     case VerdictKind::kEnroll:
       return o.acted ? "enrolled" : "error";
+    case VerdictKind::kReenroll:
+      return o.acted ? "reenrolled" : "error";
     case VerdictKind::kRefused:
       return "refused";
     case VerdictKind::kWaiting:

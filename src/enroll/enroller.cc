@@ -120,7 +120,7 @@ StatusOr<PassSummary> Enroller::Pass() {
   ParallelFor(fleet.boxes.size(), settings_.workers, [&](size_t i) {
     const Verdict& v = verdicts[i];
     if (v.kind == VerdictKind::kInvite || v.kind == VerdictKind::kReinvite ||
-        v.kind == VerdictKind::kEnroll) {
+        v.kind == VerdictKind::kEnroll || v.kind == VerdictKind::kReenroll) {
       summary.outcomes[i] = Act(fleet.boxes[i], v, /*forced=*/false);
       return;
     }
@@ -150,6 +150,7 @@ StatusOr<PassSummary> Enroller::Pass() {
         summary.errors += !o.acted && o.reason == Reason::kStore;
         break;
       case VerdictKind::kEnroll:
+      case VerdictKind::kReenroll:
         summary.enrolled += o.acted;
         summary.errors += !o.acted && o.reason == Reason::kStore;
         break;
@@ -266,6 +267,7 @@ Status Enroller::Watch(const Stop& stop, const PassObserver& observed, DirWatche
 
 Outcome Enroller::Act(const BoxDocs& docs, const Verdict& verdict, bool forced) {
   if (verdict.kind == VerdictKind::kEnroll) return WriteEnrollment(docs);
+  if (verdict.kind == VerdictKind::kReenroll) return WriteEnrollment(docs, true, verdict.detail);
   return WriteInvitation(docs, verdict.kind == VerdictKind::kReinvite, verdict.detail, forced);
 }
 
@@ -343,10 +345,10 @@ Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::
   return o;
 }
 
-Outcome Enroller::WriteEnrollment(const BoxDocs& docs) {
+Outcome Enroller::WriteEnrollment(const BoxDocs& docs, bool replace, const std::string& why_again) {
   Outcome o;
   o.box = docs.box;
-  o.verdict = VerdictKind::kEnroll;
+  o.verdict = replace ? VerdictKind::kReenroll : VerdictKind::kEnroll;
   const auto& guard = *docs.report.parsed->doc.guard;
   identity::Enrollment e;
   e.box = docs.box;
@@ -362,13 +364,17 @@ Outcome Enroller::WriteEnrollment(const BoxDocs& docs) {
     return o;
   }
   const std::string key = identity::EnrollmentKey(docs.box);
-  StatusOr<std::string> written =
-      store_->Put(key, *bytes, PutOptions{PutCondition::kCreateOnly, ""});
+  // A replacement is compare-and-swap on the version read, never blind
+  // (docs/protocol.md, "Enrolled for a guard the box no longer has").
+  PutOptions put{PutCondition::kCreateOnly, ""};
+  if (replace) put = PutOptions{PutCondition::kIfMatch, docs.enrollment.version};
+  StatusOr<std::string> written = store_->Put(key, *bytes, put);
   if (written.ok()) {
     informer_.Wrote(key, *bytes, *written);
     o.acted = true;
-    o.line = fmt::format("enroll: {}: enrolled (record {}, invitation {}, guard {})", docs.box,
-                         e.record_digest, e.invitation_digest, e.guard_digest);
+    o.line = fmt::format("enroll: {}: enrolled{} (record {}, invitation {}, guard {}){}", docs.box,
+                         replace ? " again" : "", e.record_digest, e.invitation_digest,
+                         e.guard_digest, replace ? ", because " + why_again : "");
     return o;
   }
   if (written.status().code() == Code::kPreconditionFailed) {
@@ -436,6 +442,7 @@ Status Enroller::Invite(std::string_view box, bool force) {
       }
       return OkStatus();
     case VerdictKind::kNothing:
+    case VerdictKind::kReenroll:
       return Readmit(std::move(docs));
     case VerdictKind::kError:
       return Unavailable(fmt::format("{}: {}", box, v.detail));
@@ -476,7 +483,8 @@ Status Enroller::Enroll(std::string_view box) {
   CARLOS_ASSIGN_OR_RETURN(BoxDocs docs, ReadFocus(box));
   Verdict v = Decide(docs, settings_, clock_->Now());
   switch (v.kind) {
-    case VerdictKind::kEnroll: {
+    case VerdictKind::kEnroll:
+    case VerdictKind::kReenroll: {
       Outcome o = Act(docs, v, false);
       Log(o);
       return o.reason == Reason::kStore ? Unavailable(o.line) : OkStatus();

@@ -146,7 +146,10 @@ class Enroller {
   Outcome Act(const BoxDocs& docs, const Verdict& verdict, bool forced);
   Outcome WriteInvitation(const BoxDocs& docs, bool replace, const std::string& why_again,
                           bool forced);
-  Outcome WriteEnrollment(const BoxDocs& docs);
+  // `replace`: compare-and-swap on the enrollment's version read (a
+  // kReenroll verdict, `why_again` says why); otherwise create-only.
+  Outcome WriteEnrollment(const BoxDocs& docs, bool replace = false,
+                          const std::string& why_again = "");
   // Invite's re-admission of the enrolled box `docs`.
   Status Readmit(BoxDocs docs);
   // Logs `outcome` (once per (box, reason) for refusals and waits).

@@ -37,6 +37,8 @@ std::string_view VerdictKindName(VerdictKind kind) {
       return "reinvite";
     case VerdictKind::kEnroll:
       return "enroll";
+    case VerdictKind::kReenroll:
+      return "reenroll";
     case VerdictKind::kError:
       return "error";
   }
@@ -70,7 +72,10 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
 
   const auto& enrollment = docs.enrollment;
   if (enrollment.store_error()) return StoreError(enrollment.status);
-  if (enrollment.valid()) return Make(VerdictKind::kNothing, Reason::kNone, "it is enrolled");
+  const bool reenroll = EnrolledForAnotherGuard(docs);
+  if (enrollment.valid() && !reenroll) {
+    return Make(VerdictKind::kNothing, Reason::kNone, "it is enrolled");
+  }
 
   if (settings.region && rec.region != *settings.region) {
     return Make(VerdictKind::kRefused, Reason::kOtherRegion,
@@ -85,12 +90,26 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
                 docs.attestation.message());
   }
   if (docs.conflict) return Make(VerdictKind::kRefused, Reason::kConflict, *docs.conflict);
-  if (enrollment.read) {
+  if (enrollment.read && !enrollment.valid()) {
     return Make(VerdictKind::kRefused, Reason::kEnrollmentRefused, enrollment.status.message());
   }
 
   const auto& invitation = docs.invitation;
   if (invitation.store_error()) return StoreError(invitation.status);
+  if (reenroll) {
+    // Enrolled for a guard the box no longer has (docs/protocol.md,
+    // "Enrolled for a guard the box no longer has"): replaced only for the
+    // guard a fresh report shows armed for the current invitation.
+    const std::string& enrolled_for = enrollment.parsed->doc.guard_digest;
+    if (!invitation.valid() || CheckReport(docs, settings, now).kind != VerdictKind::kEnroll) {
+      return Make(VerdictKind::kNothing, Reason::kNone, "it is enrolled");
+    }
+    return Make(VerdictKind::kReenroll, Reason::kNone,
+                fmt::format("its enrollment binds guard {}, and its guard-ready report shows "
+                            "guard {} armed for its invitation {}",
+                            enrolled_for, *docs.report.parsed->doc.guard->guard_digest,
+                            invitation.parsed->digest));
+  }
   if (invitation.valid()) return CheckReport(docs, settings, now);
   VerdictKind invite = VerdictKind::kInvite;
   std::string why_again;
@@ -113,6 +132,13 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
                             *docs.referenced_by, docs.box));
   }
   return Make(invite, Reason::kNone, why_again);
+}
+
+bool EnrolledForAnotherGuard(const BoxDocs& docs) {
+  if (!docs.enrollment.valid() || !docs.report.valid()) return false;
+  const std::optional<identity::GuardFacts>& g = docs.report.parsed->doc.guard;
+  return g && g->installed && g->armed && g->guard_digest &&
+         *g->guard_digest != docs.enrollment.parsed->doc.guard_digest;
 }
 
 Verdict CheckReport(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime now) {

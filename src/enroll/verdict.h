@@ -7,7 +7,14 @@
 //   record refused                 -> refused "record refused"
 //   valid retirement               -> refused "retired"
 //   retirement refused             -> refused "retirement refused"
-//   valid enrollment               -> nothing (enrolled)
+//   valid enrollment, unless the box's report shows another guard armed
+//   (EnrolledForAnotherGuard)      -> nothing (enrolled)
+//   valid enrollment for another guard than the report's: the rows below,
+//     but where they would invite -> nothing (an enrolled box is never
+//     invited automatically), and where they would enroll -> re-enroll
+//     (compare-and-swap on the enrollment's version read) for the guard
+//     the fresh, armed, bound report names (docs/protocol.md, "Enrolled
+//     for a guard the box no longer has"); otherwise nothing
 //   another region than the scope  -> refused "other region"
 //   attestation fails              -> refused "unattested"
 //   its AWS account is not one of CARLOS_AWS_ACCOUNTS
@@ -54,6 +61,7 @@ enum class VerdictKind {
   kInvite,    // Write a new invitation, create-only.
   kReinvite,  // Replace the invitation read (its version), compare-and-swap.
   kEnroll,    // Write the enrollment, create-only.
+  kReenroll,  // Replace the enrollment read (its version), compare-and-swap.
   kError,     // A document could not be read; try again next pass.
 };
 
@@ -77,8 +85,17 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
 // Returns kEnroll when the report passes.
 Verdict CheckReport(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime now);
 
+// True when `docs` has a valid enrollment and a valid report whose guard
+// facts say armed, with a guard digest other than the enrollment's: the box
+// says it is armed for a guard its enrollment does not bind (two enrollers,
+// one re-inviting while the other enrolled: the model's third finding,
+// docs/protocol.md). Freshness and the report's bindings are not judged
+// here (CheckReport does, against the invitation): this only says whether
+// the invitation is worth reading and the rows above apply.
+bool EnrolledForAnotherGuard(const BoxDocs& docs);
+
 // The name of `kind` for messages and `carlos boxes list --json`: "nothing",
-// "refused", "waiting", "invite", "reinvite", "enroll", "error".
+// "refused", "waiting", "invite", "reinvite", "enroll", "reenroll", "error".
 std::string_view VerdictKindName(VerdictKind kind);
 
 }  // namespace carlos::enroll

@@ -85,13 +85,16 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
         // (the same stage a joinNudgeEvery later) does not, so a box whose
         // answer does not come falls back to joinEvery (host/wake.h).
         const bool first = !nudged;
+        auto ask_root = [&j]() -> bool {
+          if (Status st = j.request_arm(); !st.ok()) {
+            j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
+            return false;
+          }
+          return true;
+        };
         switch (d->stage) {
           case protocol::Stage::kInvited:
-            if (Status st = j.request_arm(); !st.ok()) {
-              j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
-            } else if (first) {
-              expecting_since = now;
-            }
+            if (ask_root() && first) expecting_since = now;
             break;
           case protocol::Stage::kGuardInstalled:
           case protocol::Stage::kGuardReady:
@@ -100,6 +103,12 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
             } else if (first) {
               expecting_since = now;
             }
+            // Installed but still not armed a whole nudge interval later:
+            // root's join was killed or failed between installing and
+            // arming, and nothing else would run it again (docs/agent.md,
+            // "Nudges": a departure from the seed). Not at the stage's
+            // first nudge: root may still be arming.
+            if (d->stage == protocol::Stage::kGuardInstalled && nudged) ask_root();
             break;
           default:
             break;

@@ -64,7 +64,8 @@ struct JoinOutcome {
 };
 
 // Runs `j` until the box can host or `stop` is requested, as the seed's
-// joining.run (exactly so with `wake` and `fast` left empty):
+// joining.run (exactly so with `wake` and `fast` left empty, but for the
+// one departure below):
 //  - health 503 from the first moment; serve and record start concurrently
 //    (and are stopped and joined before this returns);
 //  - select the mode (at least every `every`);
@@ -79,6 +80,11 @@ struct JoinOutcome {
 //    root to arm the guard: <err>" on failure), guard-installed or
 //    guard-ready -> report ("agent: joining: the guard-ready report was not
 //    published: <err>"); any stage counts as nudged;
+//  - one departure from the seed (docs/agent.md, "Nudges"): at
+//    guard-installed, from the stage's second nudge on (the guard still not
+//    armed `nudge_every` later), request_arm too, after the report: root's
+//    join was stopped between installing and arming, and its re-run arms
+//    the guard it installed (guard::Join is idempotent).
 //  - then waits NextCheckIn(now, expecting_since, every, fast) (host/
 //    wake.h) through `wake`, where expecting_since is the time of the last
 //    check that found the record newly in place, or of the last successful

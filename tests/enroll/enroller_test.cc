@@ -3,10 +3,16 @@
 // server ("s3" in the name: CTest gives those the carlos_s3 fixture).
 #include "enroll/enroller.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "identity/encoding.h"
+#include "identity/enrollment.h"
 #include "identity/retirement.h"
 #include "identity/store_keys.h"
 #include "metrics/measured_store.h"
@@ -439,11 +445,196 @@ TEST_P(EnrollerTest, APassWithNothingToDoMakesAtMostFourRequestsPerBox) {
   metrics::StoreCounts c = counting.counts();
   EXPECT_EQ(c.puts, 0);
   EXPECT_EQ(c.lists, 6);
-  // a: record, enrollment; b: record, invitation, report; c: record (its
+  // a: record, enrollment, report (docs/protocol.md, "Enrolled for a guard
+  // the box no longer has"); b: record, invitation, report; c: record (its
   // edges file is known from the listing); d: record, retirement; e:
   // record. Listing six prefixes is one request each per 1000 keys.
-  EXPECT_EQ(c.gets, 2 + 3 + 1 + 2 + 1);
+  EXPECT_EQ(c.gets, 3 + 3 + 1 + 2 + 1);
   EXPECT_LE(c.total() - c.lists, 4 * 5);
+}
+
+// Holds every Put until `parties` enrollers have reached one: so that both
+// enrollers have read the box before either writes.
+class Barrier {
+ public:
+  explicit Barrier(int parties) : left_(parties) {}
+  // Bounded: a pass that never writes must fail the test, not hang it.
+  void Arrive() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (--left_ <= 0) {
+      cv_.notify_all();
+      return;
+    }
+    EXPECT_TRUE(cv_.wait_for(lock, std::chrono::seconds(20), [this] { return left_ <= 0; }))
+        << "the other enroller never wrote";
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int left_;
+};
+
+// A store that waits at the barrier before its first Put, then forwards.
+class GatedStore : public Store {
+ public:
+  GatedStore(Store* inner, Barrier* barrier) : inner_(inner), barrier_(barrier) {}
+  StatusOr<Object> Get(std::string_view key) override { return inner_->Get(key); }
+  StatusOr<std::string> Put(std::string_view key, std::string_view data,
+                            const PutOptions& options) override {
+    if (!passed_) {
+      passed_ = true;
+      barrier_->Arrive();
+    }
+    return inner_->Put(key, data, options);
+  }
+  StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max_keys) override {
+    return inner_->List(prefix, token, max_keys);
+  }
+  Status Delete(std::string_view key) override { return inner_->Delete(key); }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ private:
+  Store* inner_;
+  Barrier* barrier_;
+  bool passed_ = false;
+};
+
+// The model's third finding replayed (docs/protocol.md, "The model and the
+// fault soak", Findings; "Enrolled for a guard the box no longer has"): two
+// enrollers read the same invited, guard-ready box; A's clock is past the
+// invitation's expiry, B's is not. Both read before either writes (held at
+// a barrier): A re-invites (compare-and-swap), B enrolls the guard the
+// report shows (create-only). Root then arms a new guard for A's invitation
+// and the box reports it. The enrollment must end bound to the guard the
+// box has armed, replaced by compare-and-swap, once.
+const std::string kGuard1 = "sha256:" + std::string(64, '1');
+const std::string kGuard2 = "sha256:" + std::string(64, '2');
+
+TEST_P(EnrollerTest, EnrolledForAnOldGuardIsReplacedForTheArmedOne) {
+  TestBox box = w().AddBox("web-1");
+  LogSink log_a, log_b;
+  // Invitations that expire within the report's freshness, as the soak's.
+  EnrollerSettings settings = w().Settings();
+  settings.invitation_lifetime = Milliseconds(120'000);
+  ASSERT_LT(settings.invitation_lifetime, settings.report_freshness);
+  // Invited by a first pass, then guard-ready for guard 1.
+  Enroller first(store_.get(), &w().clock(), log_a.logf(), settings);
+  ASSERT_TRUE(first.Pass().ok());
+  auto inv1 = w().Invitation(box.label);
+  ASSERT_TRUE(inv1.has_value());
+  w().PutReport(box, {.guard_digest = kGuard1, .age = Milliseconds(0)});
+
+  // A's clock is past the invitation's expiry; B's is the world's, for
+  // which it is still valid and the report fresh.
+  FakeClock clock_a(inv1->doc.expires_at + Milliseconds(1'000));
+  auto race = [&](Clock* ca, Clock* cb) {
+    Barrier barrier(2);
+    GatedStore sa(store_.get(), &barrier), sb(store_.get(), &barrier);
+    Enroller a(&sa, ca, log_a.logf(), settings);
+    Enroller b(&sb, cb, log_b.logf(), settings);
+    StatusOr<PassSummary> ra = Internal(""), rb = Internal("");
+    std::thread ta([&] { ra = a.Pass(); });
+    std::thread tb([&] { rb = b.Pass(); });
+    ta.join();
+    tb.join();
+    EXPECT_TRUE(ra.ok() && rb.ok());
+    return std::make_pair(*ra, *rb);
+  };
+  auto [ra, rb] = race(&clock_a, &w().clock());
+  EXPECT_EQ(ra.invited, 1);
+  EXPECT_EQ(rb.enrolled, 1);
+  // The finding's state: enrolled for guard 1 under invitation 1, invited
+  // again (invitation 2).
+  auto e1 = w().Enrollment(box.label);
+  ASSERT_TRUE(e1.has_value());
+  EXPECT_EQ(e1->doc.guard_digest, kGuard1);
+  EXPECT_EQ(e1->doc.invitation_digest, inv1->digest);
+  auto inv2 = w().Invitation(box.label);
+  ASSERT_TRUE(inv2.has_value());
+  ASSERT_NE(inv2->digest, inv1->digest);
+
+  // The box, having read no enrollment, was at "invited" for invitation 2:
+  // root armed guard 2 for it, and the box reports it, 2 s after A's
+  // re-invitation.
+  w().clock().Advance(std::chrono::duration_cast<Milliseconds>(clock_a.Now() - w().clock().Now()) +
+                      Milliseconds(2'000));
+  w().PutReport(
+      box, {.invitation_digest = inv2->digest, .guard_digest = kGuard2, .age = Milliseconds(0)});
+
+  // Two enrollers again, at once (clocks 1 ms apart, so that their
+  // documents differ): exactly one compare-and-swap wins.
+  FakeClock clock_c(w().clock().Now() + Milliseconds(1));
+  log_a.Clear();
+  log_b.Clear();
+  auto [rc, rd] = race(&w().clock(), &clock_c);
+  EXPECT_EQ(rc.enrolled + rd.enrolled, 1);
+  EXPECT_EQ(rc.invited + rd.invited, 0);
+  std::vector<std::string> lines = log_a.lines(), more = log_b.lines();
+  lines.insert(lines.end(), more.begin(), more.end());
+  int again = 0, theirs = 0;
+  for (const std::string& l : lines) {
+    again += l.find(": enrolled again (record ") != std::string::npos;
+    theirs += l.find("another enroller enrolled it first") != std::string::npos;
+  }
+  EXPECT_EQ(again, 1) << fmt::format("{}", fmt::join(lines, "\n"));
+  EXPECT_EQ(theirs, 1) << fmt::format("{}", fmt::join(lines, "\n"));
+  EXPECT_THAT(fmt::format("{}", fmt::join(lines, "\n")),
+              HasSubstr(fmt::format("because its enrollment binds guard {}, and its guard-ready "
+                                    "report shows guard {} armed for its invitation {}",
+                                    kGuard1, kGuard2, inv2->digest)));
+
+  auto e2 = w().Enrollment(box.label);
+  ASSERT_TRUE(e2.has_value());
+  identity::EnrollmentBinding binding{box.label, box.record_digest, inv2->digest, kGuard2};
+  EXPECT_TRUE(identity::VerifyEnrollment(*e2, w().enrollment_key().public_key(), binding).ok());
+
+  // Settled: the next pass does nothing.
+  Enroller last(store_.get(), &w().clock(), log_a.logf(), settings);
+  auto pass = last.Pass();
+  ASSERT_TRUE(pass.ok());
+  EXPECT_EQ(pass->enrolled + pass->invited, 0);
+  EXPECT_EQ(w().Enrollment(box.label)->digest, e2->digest);
+}
+
+// Only a fresh report armed for the current, valid invitation replaces an
+// enrollment: not one armed for the old invitation, not a stale one, not
+// after the invitation expired (an enrolled box is never re-invited
+// automatically).
+TEST_P(EnrollerTest, OnlyAFreshReportArmedForTheValidInvitationReplaces) {
+  TestBox box = w().AddBox("web-1");
+  LogSink log;
+  EnrollerSettings settings = w().Settings();
+  Enroller e(store_.get(), &w().clock(), log.logf(), settings);
+  ASSERT_TRUE(e.Pass().ok());
+  auto inv = w().Invitation(box.label);
+  ASSERT_TRUE(inv.has_value());
+  w().PutReport(box, {.guard_digest = kGuard1, .age = Milliseconds(0)});
+  ASSERT_TRUE(e.Pass().ok());
+  auto enrolled = w().Enrollment(box.label);
+  ASSERT_TRUE(enrolled.has_value());
+  auto unchanged = [&] {
+    auto pass = e.Pass();
+    EXPECT_TRUE(pass.ok());
+    EXPECT_EQ(pass->enrolled + pass->invited, 0);
+    EXPECT_EQ(w().Enrollment(box.label)->digest, enrolled->digest);
+  };
+  // Another guard, bound to another invitation.
+  w().PutReport(box, {.invitation_digest = "sha256:" + std::string(64, 'c'),
+                      .guard_digest = kGuard2,
+                      .age = Milliseconds(0)});
+  unchanged();
+  // Another guard, not armed.
+  w().PutReport(box, {.armed = false, .guard_digest = kGuard2, .age = Milliseconds(0)});
+  unchanged();
+  // Another guard, armed for the invitation, but stale.
+  w().PutReport(box, {.guard_digest = kGuard2, .age = settings.report_freshness});
+  unchanged();
+  // Fresh, but the invitation has expired.
+  w().clock().Advance(settings.invitation_lifetime);
+  w().PutReport(box, {.guard_digest = kGuard2, .age = Milliseconds(0)});
+  unchanged();
+  EXPECT_THAT(log.Matching("enrolled again"), ::testing::IsEmpty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EnrollerTest, ::testing::Values("dir", "s3"),

@@ -216,14 +216,43 @@ TEST(Joining, ArmRequestOnlyWhenInvitedAtMostOncePerNudge) {
   EXPECT_THAT(h.logs_, ElementsAre("agent: joining: web-1: invited i"));
 }
 
-TEST(Joining, ReportOnlyOnGuardStages) {
+// Departure from the seed (docs/agent.md, "Nudges"): a guard installed but
+// not armed a nudge interval after the stage was first seen means root's
+// join stopped between installing and arming; root is asked again then,
+// and at every later nudge, never at the stage's first nudge, and never at
+// guard-ready.
+TEST(Joining, ReportOnGuardStagesAndRootAskedAgainFromGuardInstalledsSecondNudge) {
   for (Stage s : {Stage::kGuardInstalled, Stage::kGuardReady}) {
     JoiningHarness h;
-    std::vector<StatusOr<ModeDecision>> script(5, Join(s, "g"));
+    std::vector<StatusOr<ModeDecision>> script(10, Join(s, "g"));
     h.Run(script);
-    EXPECT_THAT(h.reports_, ElementsAre(0, 60)) << StageName(s);
-    EXPECT_THAT(h.arms_, IsEmpty());
+    EXPECT_THAT(h.reports_, ElementsAre(0, 60, 120)) << StageName(s);
+    if (s == Stage::kGuardInstalled) {
+      EXPECT_THAT(h.arms_, ElementsAre(60, 120));
+    } else {
+      EXPECT_THAT(h.arms_, IsEmpty());
+    }
+    EXPECT_EQ(h.logs_.size(), 1u);
   }
+}
+
+TEST(Joining, GuardInstalledWhyChangeRestartsTheWait) {
+  JoiningHarness h;
+  h.arm_result_ = Denied("open /data/system-join-requested: permission denied");
+  h.Run({Join(Stage::kGuardInstalled, "a"),    // 0: report
+         Join(Stage::kGuardInstalled, "a"),    // 15
+         Join(Stage::kGuardInstalled, "a"),    // 30
+         Join(Stage::kGuardInstalled, "b"),    // 45: why changed -> report, no arm
+         Join(Stage::kGuardInstalled, "b"),    // 60
+         Join(Stage::kGuardInstalled, "b"),    // 75
+         Join(Stage::kGuardInstalled, "b"),    // 90
+         Join(Stage::kGuardInstalled, "b")});  // 105: 60 s after 45 -> report, arm
+  EXPECT_THAT(h.reports_, ElementsAre(0, 45, 105));
+  EXPECT_THAT(h.arms_, ElementsAre(105));
+  EXPECT_THAT(h.logs_, ElementsAre("agent: joining: web-1: guard-installed a",
+                                   "agent: joining: web-1: guard-installed b",
+                                   "agent: joining: could not ask root to arm the guard: open "
+                                   "/data/system-join-requested: permission denied"));
 }
 
 TEST(Joining, NoNudgeOnOtherStages) {

@@ -13,6 +13,8 @@
 #   --runs N          runs (default 3); run r uses seed S+r-1 (--seed, default:
 #                     from the time); with --store both, runs alternate stores
 #   --faults-for SEC  how long each run injects faults (default 20)
+#   --skews LIST      the second enroller's clock offsets, in seconds, one
+#                     drawn per run (default -240,-90,0,0,90,240; libfaketime)
 #   --self-test       checks the checker: it is given another enrollment key,
 #                     so every box that hosts must be reported (exit 1)
 #   --work DIR        where runs keep their regions and logs (default
@@ -34,6 +36,7 @@ faults_for=20
 work="$root/build/soak"
 keep=0
 self_test=0
+skews="-240,-90,0,0,90,240"
 while [ $# -gt 0 ]; do
   case "$1" in
     --store) store="$2"; shift 2 ;;
@@ -43,7 +46,8 @@ while [ $# -gt 0 ]; do
     --work) work="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
     --self-test) self_test=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --skews) skews="$2"; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "soak: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -53,6 +57,8 @@ proxy_bin="${CARLOS_SOAK_PROXY:-$root/build/tests/soak/soak_fault_proxy}"
 for t in "$bin" "$proxy_bin"; do
   [ -x "$t" ] || { echo "soak: $t is missing: build first (scripts/build.sh)" >&2; exit 2; }
 done
+[ -f /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] ||
+  { echo "soak: libfaketime is missing (the faketime package: scripts/deps.sh)" >&2; exit 2; }
 for t in curl jq sha256sum; do
   command -v "$t" >/dev/null || { echo "soak: $t is missing (scripts/deps.sh)" >&2; exit 2; }
 done
@@ -201,11 +207,29 @@ store_fault() {  # s3 only: a fault for 0.5-3 s
   echo none >"$rdir/proxy.control.tmp" && mv "$rdir/proxy.control.tmp" "$rdir/proxy.control"
   now_ms >"$rdir/store-fault-end"
 }
+# IMDS failing for 0.5-3 s, every box's at once: the region's emulator reads
+# the control file (docs/region.md, "IMDS faults").
+imds_fault() {
+  local kinds=(500 hang refuse) k
+  rnd ${#kinds[@]}; k=${kinds[$R]}
+  rnd 2500; local ms=$((500 + R))
+  echo "$k $ms" >"$rdir/imds/fault.tmp" && mv "$rdir/imds/fault.tmp" "$rdir/imds/fault"
+  count "imds-$k"
+}
+# The second enroller runs with its clock $skew seconds off the boxes'
+# (libfaketime: the real binary, every clock it reads shifted). Preloaded
+# through env, which execs the enroller itself: the pid recorded is the
+# enroller's (the faketime wrapper forks, and killing it would leave the
+# enroller running).
+libfaketime=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 second_enroller() {  # restarted 1 s after it exits, until the run ends
+  local ft=()
+  [ "$skew" != 0 ] && ft=(env LD_PRELOAD="$libfaketime" FAKETIME="$(printf '%+ds' "$skew")"
+                          FAKETIME_DONT_FAKE_MONOTONIC=1)
   while [ ! -e "$rdir/stop-checker" ]; do
     (set -a; . "$rdir/region.env"; set +a
      export CARLOS_INVITATION_LIFETIME="$lifetime"
-     exec "$bin" boxes auto-enroll --watch) >>"$rdir/logs/enroller2.log" 2>&1 &
+     exec "${ft[@]}" "$bin" boxes auto-enroll --watch --every 1s) >>"$rdir/logs/enroller2.log" 2>&1 &
     echo $! >"$rdir/enroller2.pid"
     wait $! 2>/dev/null
     sleep 1
@@ -227,6 +251,9 @@ run_one() {  # seed store
   cdir="$rdir/checker"
   rm -rf "$rdir"; mkdir -p "$cdir"
   run_faults=""
+  local skew_list; IFS=, read -r -a skew_list <<<"$skews"
+  rnd ${#skew_list[@]}; skew=${skew_list[$R]}
+  [ "$skew" != 0 ] && count "skew$(printf "%+d" "$skew")s"
   local region_env=(env CARLOS_INVITATION_LIFETIME="$lifetime")
   if [ "$run_store" = s3 ]; then
     s3_up
@@ -280,6 +307,8 @@ run_one() {  # seed store
         >>"$rdir/logs/retire.log" 2>&1 && count retire
     elif [ $k -lt 80 ] && [ "$run_store" = s3 ]; then
       store_fault
+    elif [ $k -ge 80 ] && [ $k -lt 90 ]; then
+      imds_fault
     fi
   done
   # The faults have stopped: every box that is not retired hosts in time.
@@ -312,8 +341,8 @@ run_one() {  # seed store
     done
   fi
   local summary; summary=$(echo "$run_faults" | tr ' ' '\n' | grep -v '^$' | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')
-  printf 'run seed=%s store=%s boxes=%s lifetime=%s retired=%s faults: %s| violations=%s hosted-after=%sms%s\n' \
-    "$seed" "$run_store" "$boxes" "$lifetime" "${retired:-none}" "$summary" "$v" "$settle" \
+  printf 'run seed=%s store=%s boxes=%s lifetime=%s skew=%ss retired=%s faults: %s| violations=%s hosted-after=%sms%s\n' \
+    "$seed" "$run_store" "$boxes" "$lifetime" "$skew" "${retired:-none}" "$summary" "$v" "$settle" \
     "${stuck:+ NOT HOSTING:$stuck}"
   [ "$v" -gt 0 ] && sed 's/^/  /' "$rdir/violations"
   viol_total=$((viol_total + v))
