@@ -445,8 +445,9 @@ TEST_P(EnrollerTest, APassWithNothingToDoMakesAtMostFourRequestsPerBox) {
   metrics::StoreCounts c = counting.counts();
   EXPECT_EQ(c.puts, 0);
   EXPECT_EQ(c.lists, 6);
-  // a: record, enrollment, report (docs/protocol.md, "Enrolled for a guard
-  // the box no longer has"); b: record, invitation, report; c: record (its
+  // a: record, enrollment, invitation (its report is read only when the
+  // invitation is not the enrollment's: docs/protocol.md, "Enrolled for a
+  // guard the box no longer has"); b: record, invitation, report; c: record (its
   // edges file is known from the listing); d: record, retirement; e:
   // record. Listing six prefixes is one request each per 1000 keys.
   EXPECT_EQ(c.gets, 3 + 3 + 1 + 2 + 1);
