@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "base/check.h"
+#include "base/failure_log.h"
 
 namespace carlos::host {
 
@@ -40,29 +41,30 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
   std::thread serve([&] {
     Status st = j.serve(done);
     if (!st.ok()) {
-      j.logf("agent: joining: the load balancer health check is not answered: " + st.ToString());
+      (j.warnf ? j.warnf : j.logf)(
+          "agent: joining: the load balancer health check is not answered: " + st.ToString());
     }
   });
   std::thread record([&] { j.record(done); });
   StopAndJoin cleanup(&done, &serve, &record);
 
   protocol::ModeDecision last;
-  std::string last_err;
+  // Each repeating failure once per distinct cause, and once when it ends.
+  FailureLog failures(j.logf, j.clock, j.warnf), arm_log(j.logf, j.clock, j.warnf),
+      report_log(j.logf, j.clock, j.warnf);
   std::optional<SystemTime> nudged;  // Never nudged: a nudge is due.
   for (;;) {
     StatusOr<protocol::ModeDecision> d = j.select();
     SystemTime now = j.clock->Now();
     if (!d.ok()) {
-      if (d.status().ToString() != last_err) {
-        j.logf("agent: joining: " + d.status().ToString() + "; checking again");
-        last_err = d.status().ToString();
-      }
+      failures.Failed(d.status().ToString(),
+                      "agent: joining: " + d.status().ToString() + "; checking again");
     } else if (d->mode == protocol::Mode::kHosting) {
       j.logf("agent: joining: " + d->box +
              " is enrolled and its guard is armed; restarting as the claim agent");
       return {*d, OkStatus()};
     } else {
-      last_err.clear();
+      failures.Succeeded("agent: joining: the mode is known");
       if (d->stage != last.stage || d->why != last.why) {
         j.logf("agent: joining: " + d->box + ": " + std::string(protocol::StageName(d->stage)) +
                " " + d->why);
@@ -74,13 +76,21 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
         switch (d->stage) {
           case protocol::Stage::kInvited:
             if (Status st = j.request_arm(); !st.ok()) {
-              j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
+              arm_log.Failed(
+                  st.ToString(),
+                  "agent: joining: could not ask root to arm the guard: " + st.ToString());
+            } else {
+              arm_log.Succeeded("agent: joining: root is asked to arm the guard");
             }
             break;
           case protocol::Stage::kGuardInstalled:
           case protocol::Stage::kGuardReady:
             if (Status st = j.report(); !st.ok()) {
-              j.logf("agent: joining: the guard-ready report was not published: " + st.ToString());
+              report_log.Failed(
+                  st.ToString(),
+                  "agent: joining: the guard-ready report was not published: " + st.ToString());
+            } else {
+              report_log.Succeeded("agent: joining: the guard-ready report is published");
             }
             break;
           default:
