@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/failure_log.h"
 #include "base/strings.h"
 #include "enroll/fleet.h"
 #include "enroll/fleet_checks.h"
 #include "enroll/parallel.h"
+#include "enroll/stage.h"
 #include "identity/encoding.h"
 #include "identity/enrollment.h"
 #include "identity/invitation.h"
@@ -82,9 +84,11 @@ StatusOr<PassSummary> Enroller::Pass() {
   summary.outcomes.resize(fleet.boxes.size());
   ParallelFor(fleet.boxes.size(), settings_.workers, [&](size_t i) {
     const Verdict& v = verdicts[i];
+    const std::string stage = PassStage(fleet.boxes[i]);
     if (v.kind == VerdictKind::kInvite || v.kind == VerdictKind::kReinvite ||
         v.kind == VerdictKind::kEnroll) {
       summary.outcomes[i] = Act(fleet.boxes[i], v, /*forced=*/false);
+      summary.outcomes[i].stage = stage;
       return;
     }
     Outcome& o = summary.outcomes[i];
@@ -92,6 +96,7 @@ StatusOr<PassSummary> Enroller::Pass() {
     o.verdict = v.kind;
     o.reason = v.reason;
     o.line = LineFor(o.box, v);
+    o.stage = stage;
   });
 
   for (const Outcome& o : summary.outcomes) {
@@ -142,7 +147,9 @@ Status Enroller::Watch(const Stop& stop, const PassObserver& observed) {
     logf_(fmt::format("enroll: watching {} every {}", store_->Describe(),
                       FormatDuration(settings_.every)));
   }
-  std::string last_error;
+  // A failing pass once per distinct cause (at warning priority), and once
+  // when passes run again.
+  FailureLog failures(logf_ ? logf_ : Logf([](const std::string&) {}), clock_, warnf_);
   while (!stop.requested()) {
     const auto start = std::chrono::steady_clock::now();
     StatusOr<PassSummary> pass = Pass();
@@ -151,14 +158,12 @@ Status Enroller::Watch(const Stop& stop, const PassObserver& observed) {
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     if (!pass.ok()) {
-      if (pass.status().message() != last_error && logf_) {
-        logf_(fmt::format("enroll: {}; trying again in {}", pass.status().message(),
-                          FormatDuration(settings_.every)));
-      }
-      last_error = pass.status().message();
+      failures.Failed(pass.status().message(),
+                      fmt::format("enroll: {}; trying again in {}", pass.status().message(),
+                                  FormatDuration(settings_.every)));
       if (pass.status().code() == Code::kInvalidArgument) return pass.status();
     } else {
-      last_error.clear();
+      failures.Succeeded("enroll: passes run");
       if ((pass->invited > 0 || pass->enrolled > 0) && logf_) {
         logf_(
             fmt::format("enroll: pass over {} boxes: {} invited, {} enrolled, {} refused, {} "

@@ -221,4 +221,13 @@ std::optional<identity::Parsed<identity::Enrollment>> World::Enrollment(const st
 
 bool World::Has(const std::string& key) { return store_->Get(key).ok(); }
 
+void BackendTest::SetUp() {
+  auto store = MakeStore(GetParam(), tmp_.path(), &env_);
+  if (!store.ok() && GetParam() == "s3") GTEST_SKIP() << store.status().message();
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  store_ = std::move(*store);
+  world_ = std::make_unique<World>(store_.get());
+  enroller_ = world_->MakeEnroller(&log_);
+}
+
 }  // namespace carlos::enroll::testing

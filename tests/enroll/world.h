@@ -127,4 +127,22 @@ class World {
   identity::PrivateKey enrollment_key_;
 };
 
+// A World over a fresh store of the test's parameter, "dir" or "s3" (the s3
+// cases are skipped, saying why, when the S3 server is not up), and an
+// enroller with the world's settings logging to log_.
+class BackendTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override;
+
+  World& w() { return *world_; }
+  Enroller& e() { return *enroller_; }
+
+  TempDir tmp_;
+  std::map<std::string, std::string> env_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<World> world_;
+  LogSink log_;
+  std::unique_ptr<Enroller> enroller_;
+};
+
 }  // namespace carlos::enroll::testing
