@@ -145,6 +145,25 @@ TEST_F(CliTest, RmAndPruneSayOnStdoutWhatTheyRemoved) {
   r = Carlos("boxes prune --retired --older-than 3d", env_, tmp_.path());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_THAT(r.out, HasSubstr("--older-than"));
+
+  // A store that does not answer: 1, within --timeout.
+  auto dead = env_;
+  dead.erase("CARLOS_DEPLOYMENT_DIR");
+  dead["CARLOS_DEPLOYMENT_BUCKET"] = "carlos-test";
+  dead["CARLOS_S3_ENDPOINT"] = "http://127.0.0.1:1";
+  dead["AWS_ACCESS_KEY_ID"] = "K";
+  dead["AWS_SECRET_ACCESS_KEY"] = "S";
+  dead["CARLOS_IMDS_ENDPOINT"] = "off";
+  for (const char* cmd : {"boxes rm web-2 --timeout 200ms",
+                          "boxes prune --retired --older-than 1h --timeout 200ms"}) {
+    auto start = std::chrono::steady_clock::now();
+    r = Carlos(cmd, dead, tmp_.path());
+    EXPECT_EQ(r.code, 1) << cmd << ": " << r.out;
+    EXPECT_THAT(r.out, HasSubstr("still failing at the deadline 200ms")) << cmd;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3)) << cmd;
+  }
+  r = Carlos("boxes rm web-2 --timeout 0s", dead, tmp_.path());
+  EXPECT_EQ(r.code, 2) << r.out;
 }
 
 TEST_F(CliTest, ListSaysNoBoxesRejectsABadRegionAndHidesAHostingBoxsOwnEdges) {
