@@ -78,6 +78,16 @@ TEST(Carlos, HelpPointsOnlyAtShippedDocsAndShowsTypes) {
     std::string doc = r.out.substr(at + 22, r.out.find_first_of(" ,;)\n\"", at + 22) - at - 22);
     EXPECT_TRUE(doc == "operator.md" || doc == "enroll.md" || doc == "DESIGN.md") << doc;
   }
+  // Every command that talks to the store takes --timeout; a bad one is usage.
+  for (const char* cmd : {"store get", "store put", "store ls", "store rm", "boxes list",
+                          "boxes invite", "boxes enroll", "boxes retire", "boxes auto-enroll",
+                          "boxes rm", "boxes prune", "system join"}) {
+    r = Carlos(std::string(cmd) + " -h");
+    EXPECT_THAT(r.out, ::testing::ContainsRegex("--timeout DURATION")) << cmd;
+  }
+  r = Carlos("system join --timeout soon");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--timeout"));
   r = Carlos("boxes auto-enroll -h");
   EXPECT_THAT(r.out, ::testing::ContainsRegex("--every DURATION"));
   EXPECT_THAT(r.out, ::testing::ContainsRegex("--workers INT"));
