@@ -113,8 +113,16 @@ template <typename Fn>
 int WithStore(const char* cmd, const Common& common, enroll::KeyNeed need, Fn fn,
               enroll::EnrollMetrics* metrics = nullptr) {
   Getenv env = common.Env();
+  // A malformed account list cannot fix itself: a usage error (exit 2).
+  if (auto accounts = enroll::ParseAwsAccounts(env("CARLOS_AWS_ACCOUNTS")); !accounts.ok()) {
+    Fail(cmd, accounts.status());
+    return kExitUsage;
+  }
   StatusOr<enroll::EnrollerSettings> settings = enroll::SettingsFromEnv(env, need);
   if (!settings.ok()) return Fail(cmd, settings.status());
+  if (std::string_view(cmd) == "auto-enroll") {
+    LogLine("enroll: " + enroll::AwsAccountsClause(*settings));
+  }
   StatusOr<std::unique_ptr<Store>> opened =
       OpenStore(env, CommandStoreOptions(fmt::format("carlos boxes {}", cmd), common.timeout));
   if (!opened.ok()) return Fail(cmd, opened.status());

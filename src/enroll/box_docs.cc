@@ -1,7 +1,9 @@
 #include "enroll/box_docs.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "identity/iid.h"
 #include "identity/refusal.h"
 #include "identity/store_keys.h"
 
@@ -19,6 +21,20 @@ const identity::Parsed<identity::IdentityRecord>& Record(const BoxDocs& docs) {
 }
 
 }  // namespace
+
+Status CheckAwsAccount(std::string_view box, const identity::IdentityRecord& rec,
+                       const EnrollerSettings& settings) {
+  if (!settings.aws_accounts || !rec.attestation) return OkStatus();
+  StatusOr<identity::InstanceIdentityDocument> iid =
+      identity::ParseInstanceIdentityDocument(rec.attestation->document);
+  if (!iid.ok()) return iid.status();  // VerifyRecordAttestation refused it first.
+  if (AwsAccountAllowed(settings, iid->account_id)) return OkStatus();
+  return identity::Refuse(
+      identity::Refusal::kForeignAccount, fmt::format("the identity record of {}", box),
+      fmt::format("its instance identity document is of AWS account {}, which is not one of this "
+                  "deployment's ({}; CARLOS_AWS_ACCOUNTS)",
+                  iid->account_id, fmt::join(*settings.aws_accounts, ", ")));
+}
 
 RecordChecker::Result RecordChecker::Check(
     std::string_view box, const identity::Parsed<identity::IdentityRecord>& parsed) {
@@ -64,6 +80,7 @@ RecordChecker::Result RecordChecker::Compute(
     return r;
   }
   r.attestation = identity::VerifyRecordAttestation(rec, *pem);
+  if (r.attestation.ok()) r.attestation = CheckAwsAccount(box, rec, *settings_);
   return r;
 }
 

@@ -35,8 +35,10 @@ struct BoxDocs {
   std::string box;
   DocState<identity::IdentityRecord> record;
   // When the record is valid: OK when its instance identity document
-  // verifies against AWS's certificate, or when unattested boxes are allowed
-  // and it has none; otherwise why not (a refusal, identity/refusal.h).
+  // verifies against AWS's certificate and is of one of the deployment's
+  // AWS accounts (CheckAwsAccount), or when unattested boxes are allowed
+  // and it has none; otherwise why not (a refusal, identity/refusal.h:
+  // kForeignAccount for another account).
   Status attestation;
   DocState<identity::Retirement> retirement;
   DocState<identity::Enrollment> enrollment;
@@ -67,6 +69,15 @@ enum class ReadDepth {
   // Every present document (`carlos boxes list`, the manual commands).
   kEverything,
 };
+
+// The deployment's account rule (docs/enroll.md, "Settings",
+// CARLOS_AWS_ACCOUNTS): OK when no accounts are set, the record is
+// unattested (CARLOS_ALLOW_UNATTESTED governs those), or its instance
+// identity document's accountId is one of settings.aws_accounts; otherwise
+// a kForeignAccount refusal naming the account. Call it only on a record
+// whose attestation verified (the accountId is then AWS's word). Pure.
+Status CheckAwsAccount(std::string_view box, const identity::IdentityRecord& rec,
+                       const EnrollerSettings& settings);
 
 // Verifies identity records and their attestations once per record digest:
 // records are create-only and never rewritten, so a watch loop need not

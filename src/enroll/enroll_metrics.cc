@@ -72,7 +72,7 @@ void EnrollMetrics::Passed(const StatusOr<PassSummary>& pass, double seconds) {
     ++by_stage[o.stage];
     std::string kind = DecisionKind(o);
     if (kind.empty()) continue;
-    decisions_->With({kind, o.reason})->Increment();
+    decisions_->With({kind, std::string(ReasonName(o.reason))})->Increment();
   }
   for (VerdictKind k : kKinds) boxes_->With({std::string(VerdictKindName(k))})->Set(by_kind[k]);
   for (const char* s : kPassStages) stages_->With({s})->Set(by_stage[s]);

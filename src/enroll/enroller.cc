@@ -30,11 +30,11 @@ namespace {
 std::string LineFor(const std::string& box, const Verdict& v) {
   switch (v.kind) {
     case VerdictKind::kRefused:
-      return fmt::format("enroll: {}: refused: {}: {}", box, v.reason, v.detail);
+      return fmt::format("enroll: {}: refused: {}: {}", box, ReasonName(v.reason), v.detail);
     case VerdictKind::kWaiting:
-      return fmt::format("enroll: {}: not enrolled: {}: {}", box, v.reason, v.detail);
+      return fmt::format("enroll: {}: not enrolled: {}: {}", box, ReasonName(v.reason), v.detail);
     case VerdictKind::kError:
-      return fmt::format("enroll: {}: {}: {}", box, v.reason, v.detail);
+      return fmt::format("enroll: {}: {}: {}", box, ReasonName(v.reason), v.detail);
     default:
       return "";
   }
@@ -105,11 +105,11 @@ StatusOr<PassSummary> Enroller::Pass() {
       case VerdictKind::kInvite:
       case VerdictKind::kReinvite:
         summary.invited += o.acted;
-        summary.errors += !o.acted && o.reason == "store";
+        summary.errors += !o.acted && o.reason == Reason::kStore;
         break;
       case VerdictKind::kEnroll:
         summary.enrolled += o.acted;
-        summary.errors += !o.acted && o.reason == "store";
+        summary.errors += !o.acted && o.reason == Reason::kStore;
         break;
       case VerdictKind::kRefused:
         ++summary.refused;
@@ -132,7 +132,7 @@ void Enroller::Log(const Outcome& o) {
     reasons_.Clear(o.box);
     return;
   }
-  if (o.reason.empty()) {
+  if (o.reason == Reason::kNone) {
     // An action: logged every time it is taken, and a later refusal of the
     // same box is news again.
     reasons_.Clear(o.box);
@@ -200,7 +200,7 @@ Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::
   inv.floor_release = settings_.floor_release;
   StatusOr<std::string> bytes = identity::SignInvitation(inv, *settings_.enrollment_key);
   if (!bytes.ok()) {
-    o.reason = "store";
+    o.reason = Reason::kStore;
     o.line = fmt::format("enroll: {}: the invitation was not signed: {}", docs.box,
                          bytes.status().message());
     return o;
@@ -241,14 +241,14 @@ Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::
           docs.box, theirs.parsed->digest, FormatRfc3339(theirs.parsed->doc.expires_at));
       return o;
     }
-    o.reason = "store";
+    o.reason = Reason::kStore;
     o.line = fmt::format(
         "enroll: {}: the invitation was not written: {} changed meanwhile, and "
         "what is there now is not valid: {}",
         docs.box, key, theirs.read ? theirs.status.message() : std::string("it is gone"));
     return o;
   }
-  o.reason = "store";
+  o.reason = Reason::kStore;
   o.line = fmt::format("enroll: {}: the invitation was not written: {}", docs.box,
                        written.status().message());
   return o;
@@ -267,7 +267,7 @@ Outcome Enroller::WriteEnrollment(const BoxDocs& docs) {
   e.enrolled_at = clock_->Now();
   StatusOr<std::string> bytes = identity::SignEnrollment(e, *settings_.enrollment_key);
   if (!bytes.ok()) {
-    o.reason = "store";
+    o.reason = Reason::kStore;
     o.line = fmt::format("enroll: {}: the enrollment was not signed: {}", docs.box,
                          bytes.status().message());
     return o;
@@ -288,14 +288,14 @@ Outcome Enroller::WriteEnrollment(const BoxDocs& docs) {
                            docs.box, theirs.parsed->digest);
       return o;
     }
-    o.reason = "store";
+    o.reason = Reason::kStore;
     o.line = fmt::format(
         "enroll: {}: the enrollment was not written: {} was written meanwhile, "
         "and it is not valid: {}",
         docs.box, key, theirs.read ? theirs.status.message() : std::string("it is gone"));
     return o;
   }
-  o.reason = "store";
+  o.reason = Reason::kStore;
   o.line = fmt::format("enroll: {}: the enrollment was not written: {}", docs.box,
                        written.status().message());
   return o;
@@ -321,10 +321,10 @@ Status Enroller::Invite(std::string_view box, bool force) {
     case VerdictKind::kReinvite: {
       Outcome o = Act(docs, v, false);
       Log(o);
-      return o.reason == "store" ? Unavailable(o.line) : OkStatus();
+      return o.reason == Reason::kStore ? Unavailable(o.line) : OkStatus();
     }
     case VerdictKind::kRefused: {
-      if (v.reason == "referenced" && force) {
+      if (v.reason == Reason::kReferenced && force) {
         if (logf_) {
           logf_(fmt::format("enroll: {}: referenced: {} is published; inviting it anyway (--force)",
                             docs.box, *docs.referenced_by));
@@ -332,9 +332,10 @@ Status Enroller::Invite(std::string_view box, bool force) {
         Outcome o = WriteInvitation(docs, docs.invitation.read, docs.invitation.status.message(),
                                     /*forced=*/true);
         Log(o);
-        return o.reason == "store" ? Unavailable(o.line) : OkStatus();
+        return o.reason == Reason::kStore ? Unavailable(o.line) : OkStatus();
       }
-      return PreconditionFailed(fmt::format("{} is refused: {}: {}", box, v.reason, v.detail));
+      return PreconditionFailed(
+          fmt::format("{} is refused: {}: {}", box, ReasonName(v.reason), v.detail));
     }
     case VerdictKind::kWaiting:
     case VerdictKind::kEnroll:
@@ -376,7 +377,7 @@ Status Enroller::Readmit(BoxDocs docs) {
   Outcome o = WriteInvitation(docs, docs.invitation.present,
                               "it was enrolled and is invited again by hand", referenced);
   Log(o);
-  return o.reason == "store" ? Unavailable(o.line) : OkStatus();
+  return o.reason == Reason::kStore ? Unavailable(o.line) : OkStatus();
 }
 
 Status Enroller::Enroll(std::string_view box) {
@@ -387,7 +388,7 @@ Status Enroller::Enroll(std::string_view box) {
     case VerdictKind::kEnroll: {
       Outcome o = Act(docs, v, false);
       Log(o);
-      return o.reason == "store" ? Unavailable(o.line) : OkStatus();
+      return o.reason == Reason::kStore ? Unavailable(o.line) : OkStatus();
     }
     case VerdictKind::kNothing:
       if (logf_) logf_(fmt::format("enroll: {}: already enrolled", box));
@@ -400,9 +401,11 @@ Status Enroller::Enroll(std::string_view box) {
                                : std::string("it has no invitation"),
           box));
     case VerdictKind::kRefused:
-      return PreconditionFailed(fmt::format("{} is refused: {}: {}", box, v.reason, v.detail));
+      return PreconditionFailed(
+          fmt::format("{} is refused: {}: {}", box, ReasonName(v.reason), v.detail));
     case VerdictKind::kWaiting:
-      return PreconditionFailed(fmt::format("{} is not enrolled: {}: {}", box, v.reason, v.detail));
+      return PreconditionFailed(
+          fmt::format("{} is not enrolled: {}: {}", box, ReasonName(v.reason), v.detail));
     case VerdictKind::kError:
       return Unavailable(fmt::format("{}: {}", box, v.detail));
   }

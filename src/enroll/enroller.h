@@ -52,8 +52,8 @@ struct Outcome {
   // document was accepted, or the write failed: `line` says which).
   VerdictKind verdict = VerdictKind::kNothing;
   bool acted = false;
-  std::string reason;  // As Verdict::reason; "store" for a failed write.
-  std::string line;    // The log line, "" for kNothing.
+  Reason reason = Reason::kNone;  // As Verdict::reason; kStore for a failed write.
+  std::string line;               // The log line, "" for kNothing.
   // The box's stage as the pass found it, before acting (stage.h PassStage).
   std::string stage;
 };

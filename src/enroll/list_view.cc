@@ -32,7 +32,7 @@ BoxRow MakeRow(const BoxDocs& docs, const Verdict& verdict, SystemTime now) {
   row.next = std::string(VerdictKindName(verdict.kind));
   if (verdict.kind == VerdictKind::kRefused || verdict.kind == VerdictKind::kWaiting ||
       verdict.kind == VerdictKind::kError) {
-    row.refused_because = verdict.reason;
+    row.refused_because = std::string(ReasonName(verdict.reason));
     row.detail = verdict.detail;
   }
   return row;

@@ -2,7 +2,7 @@
 
 namespace carlos::enroll {
 
-bool ReasonLog::Note(const Logf& logf, const std::string& subject, const std::string& reason,
+bool ReasonLog::Note(const Logf& logf, const std::string& subject, Reason reason,
                      const std::string& line) {
   auto [it, inserted] = last_.try_emplace(subject, reason);
   if (!inserted) {

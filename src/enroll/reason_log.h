@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/log.h"
+#include "enroll/reason.h"
 
 namespace carlos::enroll {
 
@@ -19,13 +20,12 @@ class ReasonLog {
   // Logs `line` through `logf` unless `subject`'s last logged reason was
   // already `reason`; remembers `reason` for `subject`. Returns whether it
   // logged.
-  bool Note(const Logf& logf, const std::string& subject, const std::string& reason,
-            const std::string& line);
+  bool Note(const Logf& logf, const std::string& subject, Reason reason, const std::string& line);
   // Forgets `subject`'s reason: the next Note for it logs, whatever it is.
   void Clear(const std::string& subject);
 
  private:
-  std::map<std::string, std::string> last_;
+  std::map<std::string, Reason> last_;
 };
 
 }  // namespace carlos::enroll

@@ -1,6 +1,8 @@
 #include "enroll/settings.h"
 
 #include <dirent.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -50,6 +52,37 @@ StatusOr<IidCertificates> LoadIidCertificates(const std::string& path) {
     return InvalidArgument(path + " is a directory without any <region>.pem certificate");
   }
   return certs;
+}
+
+StatusOr<std::optional<std::set<std::string, std::less<>>>> ParseAwsAccounts(
+    std::string_view value) {
+  if (TrimSpace(value).empty()) return std::optional<std::set<std::string, std::less<>>>();
+  std::set<std::string, std::less<>> accounts;
+  for (const std::string& part : Split(value, ',')) {
+    std::string id = TrimSpace(part);
+    const bool digits = id.size() == 12 && id.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) {
+      return InvalidArgument(fmt::format(
+          "CARLOS_AWS_ACCOUNTS: \"{}\" is not an AWS account id (12 digits); give the accounts "
+          "whose instances may join, separated by commas (e.g. 111111111111,222222222222), or "
+          "leave it unset to accept any account",
+          id));
+    }
+    accounts.insert(std::move(id));
+  }
+  return std::optional(std::move(accounts));
+}
+
+bool AwsAccountAllowed(const EnrollerSettings& settings, std::string_view account_id) {
+  return !settings.aws_accounts || settings.aws_accounts->contains(account_id);
+}
+
+std::string AwsAccountsClause(const EnrollerSettings& settings) {
+  if (!settings.aws_accounts) {
+    return "any AWS account's instances are accepted (CARLOS_AWS_ACCOUNTS is not set)";
+  }
+  return fmt::format("only instances of AWS accounts {} are accepted (CARLOS_AWS_ACCOUNTS)",
+                     fmt::join(*settings.aws_accounts, ", "));
 }
 
 namespace {
@@ -108,6 +141,11 @@ StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
         "(a PEM file, or a directory of <region>.pem), or set CARLOS_ALLOW_UNATTESTED=1 to "
         "admit boxes without one");
   }
+
+  StatusOr<std::optional<std::set<std::string, std::less<>>>> accounts =
+      ParseAwsAccounts(getenv("CARLOS_AWS_ACCOUNTS"));
+  if (!accounts.ok()) return accounts.status();
+  s.aws_accounts = std::move(*accounts);
 
   std::string region = TrimSpace(getenv("CARLOS_REGION"));
   if (!region.empty()) {

@@ -13,12 +13,16 @@
 //                              (`carlos boxes keygen --out`); needed to write
 //   CARLOS_ENROLLMENT_PUBKEY   "ed25519:<base64>"; enough for `list`, and
 //                              must match the private key when both are set
-//   CARLOS_AWS_IID_CERT        path to AWS's RSA-2048 certificate (PEM) for
-//                              instance identity documents, or to a directory
-//                              of <region>.pem files, one per region
+//   CARLOS_AWS_IID_CERT        path to AWS's RSA-2048 certificates (PEM) for
+//                              instance identity documents: one file, which
+//                              may be a bundle of several (each is tried), or
+//                              a directory of <region>.pem files
 //   CARLOS_ALLOW_UNATTESTED    on when not blank (base/env.h SwitchOn): boxes
 //                              without a verifiable instance identity
 //                              document may be invited (off by default)
+//   CARLOS_AWS_ACCOUNTS        the AWS accounts whose instances may join:
+//                              comma-separated 12-digit account ids ("" =
+//                              any account; the enroller says so at start)
 //   CARLOS_REGION              scope: only boxes of this region are invited
 //                              and enrolled ("" = every region)
 //   CARLOS_FLOOR_RELEASE       the guard policy's floor release written into
@@ -31,6 +35,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -45,9 +50,10 @@ namespace carlos::enroll {
 // region, or one per region (AWS EC2 User Guide, "Verify the instance
 // identity document using the RSA-2048 signature": each region has its own).
 struct IidCertificates {
-  // The certificate used for every region (a single PEM file), or "".
+  // The certificates used for every region (one PEM file, possibly a
+  // bundle of several: each is tried), or "".
   std::string any_region_pem;
-  // Region -> PEM (a directory of <region>.pem files).
+  // Region -> PEM, possibly a bundle (a directory of <region>.pem files).
   std::map<std::string, std::string, std::less<>> by_region;
 
   bool empty() const { return any_region_pem.empty() && by_region.empty(); }
@@ -55,12 +61,14 @@ struct IidCertificates {
   const std::string* For(std::string_view region) const;
 };
 
-// Loads CARLOS_AWS_IID_CERT's form: `path` is a PEM file (every region) or a
-// directory whose <region>.pem files each hold one region's certificate
-// (other files are ignored). Errors: kNotFound when `path` does not exist;
-// kInvalidArgument when the file (or a <region>.pem) holds no
-// "-----BEGIN CERTIFICATE-----", or the directory holds no <region>.pem;
-// others as base/files.h.
+// Loads CARLOS_AWS_IID_CERT's form: `path` is a PEM file (every region; a
+// bundle of one or more certificates) or a directory whose <region>.pem
+// files each hold that region's certificates (other files are ignored).
+// Each file is checked whole by identity::ReadCertificateBundleFile.
+// Errors: kNotFound when `path` does not exist; kInvalidArgument when the
+// file (or a <region>.pem) holds no certificate, or a block or line that is
+// not one (naming the file and line), or the directory holds no
+// <region>.pem; others as base/files.h.
 StatusOr<IidCertificates> LoadIidCertificates(const std::string& path);
 
 struct EnrollerSettings {
@@ -72,6 +80,11 @@ struct EnrollerSettings {
   IidCertificates iid_certificates;
   // DESIGN.md: "IID signature unless the deployment allows unattested boxes".
   bool allow_unattested = false;
+  // The AWS accounts whose instances may join (an attested record's
+  // document's accountId must be one: AwsAccountAllowed); nullopt = any
+  // account. SPIRE's aws_iid node attestor and Teleport's EC2 join scope
+  // attestation to the operator's accounts the same way.
+  std::optional<std::set<std::string, std::less<>>> aws_accounts;
   // Only boxes of this region are invited and enrolled; nullopt = any.
   std::optional<std::string> region;
   // The guard policy written into new invitations.
@@ -94,10 +107,30 @@ enum class KeyNeed {
   kPrivate,     // Every command that writes: CARLOS_ENROLLMENT_KEY.
 };
 
+// Parses CARLOS_AWS_ACCOUNTS' value: account ids separated by commas,
+// white space around each ignored, each exactly 12 ASCII digits (AWS
+// account ids, "Your AWS account identifiers" in the AWS Account Management
+// Reference Guide). "" (or only white space) gives nullopt: any account.
+// Errors: kInvalidArgument naming the variable and the first entry that is
+// empty or not 12 digits.
+StatusOr<std::optional<std::set<std::string, std::less<>>>> ParseAwsAccounts(
+    std::string_view value);
+
+// Whether `account_id` (an instance identity document's accountId) may join
+// under `settings`: always when aws_accounts is nullopt.
+bool AwsAccountAllowed(const EnrollerSettings& settings, std::string_view account_id);
+
+// The clause the enroller logs once at start about accounts: "any AWS
+// account's instances are accepted (CARLOS_AWS_ACCOUNTS is not set)" or
+// "only instances of AWS accounts 111111111111, 222222222222 are accepted
+// (CARLOS_AWS_ACCOUNTS)".
+std::string AwsAccountsClause(const EnrollerSettings& settings);
+
 // Reads the settings from `getenv` (the variables above). Errors:
 // kInvalidArgument naming the variable: a missing enrollment key for
 // kPrivate (or neither key for kPublicOnly), a malformed duration or worker
-// count, a region or floor release out of its limits, a public key that does
+// count, a malformed CARLOS_AWS_ACCOUNTS (ParseAwsAccounts), a region or
+// floor release out of its limits, a public key that does
 // not match the private key, and — for kPrivate — no CARLOS_AWS_IID_CERT
 // while CARLOS_ALLOW_UNATTESTED is off (nothing could ever be attested);
 // errors of LoadPrivateKeyFile and LoadIidCertificates, annotated with the

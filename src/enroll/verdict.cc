@@ -11,11 +11,13 @@ namespace carlos::enroll {
 
 namespace {
 
-Verdict Make(VerdictKind kind, std::string reason, std::string detail) {
-  return Verdict{kind, std::move(reason), std::move(detail)};
+Verdict Make(VerdictKind kind, Reason reason, std::string detail) {
+  return Verdict{kind, reason, std::move(detail)};
 }
 
-Verdict StoreError(const Status& st) { return Make(VerdictKind::kError, "store", st.message()); }
+Verdict StoreError(const Status& st) {
+  return Make(VerdictKind::kError, Reason::kStore, st.message());
+}
 
 bool IsRefusal(const Status& st, identity::Refusal r) { return identity::RefusalOf(st) == r; }
 
@@ -43,10 +45,11 @@ std::string_view VerdictKindName(VerdictKind kind) {
 
 Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime now) {
   const auto& record = docs.record;
-  if (!record.present) return Make(VerdictKind::kNothing, "", "it has no identity record yet");
+  if (!record.present)
+    return Make(VerdictKind::kNothing, Reason::kNone, "it has no identity record yet");
   if (record.store_error()) return StoreError(record.status);
   if (!record.valid())
-    return Make(VerdictKind::kRefused, "record refused", record.status.message());
+    return Make(VerdictKind::kRefused, Reason::kRecordRefused, record.status.message());
   const identity::IdentityRecord& rec = record.parsed->doc;
 
   const auto& retirement = docs.retirement;
@@ -59,27 +62,31 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
       const identity::Retirement& r = retirement.parsed->doc;
       std::string detail = fmt::format("it was retired at {}", FormatRfc3339(r.retired_at));
       if (!r.reason.empty()) detail += fmt::format(" ({})", r.reason);
-      return Make(VerdictKind::kRefused, "retired", detail);
+      return Make(VerdictKind::kRefused, Reason::kRetired, detail);
     }
     case protocol::RetirementEffect::kUnknown:
-      return Make(VerdictKind::kRefused, "retirement refused", retirement.status.message());
+      return Make(VerdictKind::kRefused, Reason::kRetirementRefused, retirement.status.message());
   }
 
   const auto& enrollment = docs.enrollment;
   if (enrollment.store_error()) return StoreError(enrollment.status);
-  if (enrollment.valid()) return Make(VerdictKind::kNothing, "", "it is enrolled");
+  if (enrollment.valid()) return Make(VerdictKind::kNothing, Reason::kNone, "it is enrolled");
 
   if (settings.region && rec.region != *settings.region) {
-    return Make(VerdictKind::kRefused, "other region",
+    return Make(VerdictKind::kRefused, Reason::kOtherRegion,
                 fmt::format("its region is {}; this enroller is scoped to {} (CARLOS_REGION)",
                             rec.region, *settings.region));
   }
   if (!docs.attestation.ok()) {
-    return Make(VerdictKind::kRefused, "unattested", docs.attestation.message());
+    return Make(VerdictKind::kRefused,
+                IsRefusal(docs.attestation, identity::Refusal::kForeignAccount)
+                    ? Reason::kForeignAccount
+                    : Reason::kUnattested,
+                docs.attestation.message());
   }
-  if (docs.conflict) return Make(VerdictKind::kRefused, "conflict", *docs.conflict);
+  if (docs.conflict) return Make(VerdictKind::kRefused, Reason::kConflict, *docs.conflict);
   if (enrollment.read) {
-    return Make(VerdictKind::kRefused, "enrollment refused", enrollment.status.message());
+    return Make(VerdictKind::kRefused, Reason::kEnrollmentRefused, enrollment.status.message());
   }
 
   const auto& invitation = docs.invitation;
@@ -94,18 +101,18 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
     // different keys would otherwise replace each other's forever.
     if (!IsRefusal(invitation.status, identity::Refusal::kExpired) &&
         !IsRefusal(invitation.status, identity::Refusal::kBoundToAnotherDigest)) {
-      return Make(VerdictKind::kRefused, "invitation refused", invitation.status.message());
+      return Make(VerdictKind::kRefused, Reason::kInvitationRefused, invitation.status.message());
     }
     invite = VerdictKind::kReinvite;
     why_again = invitation.status.message();
   }
   if (docs.referenced_by && !docs.referenced_by->empty()) {
-    return Make(VerdictKind::kRefused, "referenced",
+    return Make(VerdictKind::kRefused, Reason::kReferenced,
                 fmt::format("its edges file {} is published (it has hosted under this label); if "
                             "it should join, invite it by hand with carlos boxes invite --force {}",
                             *docs.referenced_by, docs.box));
   }
-  return Make(invite, "", why_again);
+  return Make(invite, Reason::kNone, why_again);
 }
 
 Verdict CheckReport(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime now) {
@@ -114,15 +121,13 @@ Verdict CheckReport(const BoxDocs& docs, const EnrollerSettings& settings, Syste
                                 settings.report_freshness, settings.report_clock_skew);
   switch (c.readiness) {
     case protocol::GuardReadiness::kReady:
-      return Make(VerdictKind::kEnroll, "", "");
+      return Make(VerdictKind::kEnroll, Reason::kNone, "");
     case protocol::GuardReadiness::kStoreError:
       return StoreError(docs.report.status);
     case protocol::GuardReadiness::kWrongKey:
-      return Make(VerdictKind::kRefused, std::string(protocol::GuardReadinessName(c.readiness)),
-                  c.detail);
+      return Make(VerdictKind::kRefused, ReasonOf(c.readiness), c.detail);
     default:
-      return Make(VerdictKind::kWaiting, std::string(protocol::GuardReadinessName(c.readiness)),
-                  c.detail);
+      return Make(VerdictKind::kWaiting, ReasonOf(c.readiness), c.detail);
   }
 }
 

@@ -10,6 +10,8 @@
 //   valid enrollment               -> nothing (enrolled)
 //   another region than the scope  -> refused "other region"
 //   attestation fails              -> refused "unattested"
+//   its AWS account is not one of CARLOS_AWS_ACCOUNTS
+//                                  -> refused "foreign account"
 //   conflict                       -> refused "conflict"
 //   enrollment refused             -> refused "enrollment refused"
 //   invitation absent, expired or bound to another record digest:
@@ -40,6 +42,7 @@
 
 #include "base/clock.h"
 #include "enroll/box_docs.h"
+#include "enroll/reason.h"
 #include "enroll/settings.h"
 
 namespace carlos::enroll {
@@ -56,10 +59,10 @@ enum class VerdictKind {
 
 struct Verdict {
   VerdictKind kind = VerdictKind::kNothing;
-  // The stable reason name ("referenced", "report stale", ...; see above);
-  // "" for kNothing, kInvite and kEnroll. The watch loop logs each
-  // (box, reason) once, so the name never carries changing facts.
-  std::string reason;
+  // The reason (see above); kNone for kNothing, kInvite and kEnroll. The
+  // watch loop logs each (box, reason) once, so a reason never carries
+  // changing facts: those are in `detail`.
+  Reason reason = Reason::kNone;
   // The facts, in a whole clause: "its edges file control/edges/web-1.json
   // is published (...)".
   std::string detail;

@@ -1,5 +1,6 @@
 #include "host/agent.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <optional>
@@ -151,14 +152,28 @@ class Agent {
     return o;
   }
 
-  // The instance identity, read from IMDS once it answers (cached).
+  // The instance identity, read from IMDS once it answers, or unattested
+  // when that is a fact for good (imds::ReadInstanceIdentity): only such an
+  // answer is kept for the process's life. A failed read keeps nothing and
+  // is asked again by the caller's next attempt (the record loop's backoff,
+  // the next report); the first answer after failures is logged.
   StatusOr<imds::InstanceIdentity> Instance() {
     MutexLock lock(&instance_mu_);
     if (instance_) return *instance_;
-    CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity ii, imds::ReadInstanceIdentity(imds_));
-    if (!ii.attested()) env_.logf("agent: this box is unattested: " + ii.unattested_reason);
-    instance_ = ii;
-    return ii;
+    StatusOr<imds::InstanceIdentity> ii = imds::ReadInstanceIdentity(imds_);
+    if (!ii.ok()) {
+      ++instance_failures_;
+      return ii.status();
+    }
+    if (!ii->attested()) {
+      env_.logf("agent: this box is unattested: " + ii->unattested_reason);
+    } else if (instance_failures_ > 0) {
+      env_.logf(fmt::format(
+          "agent: IMDS at {} answers after {} failed read(s): this box is attested as instance {}",
+          imds_.options().endpoint, instance_failures_, ii->instance_id));
+    }
+    instance_ = *ii;
+    return *ii;
   }
 
   StatusOr<std::string> Region(const imds::InstanceIdentity& ii) const {
@@ -347,6 +362,7 @@ class Agent {
   std::shared_ptr<Opened> opened_;  // The gate's last open (gate thread only).
   Mutex instance_mu_;
   std::optional<imds::InstanceIdentity> instance_ CARLOS_GUARDED_BY(instance_mu_);
+  int instance_failures_ CARLOS_GUARDED_BY(instance_mu_) = 0;
   int exit_code_ = 0;
 };
 

@@ -26,6 +26,8 @@ std::string_view RefusalName(Refusal reason) {
       return "mismatch";
     case Refusal::kUnattested:
       return "unattested";
+    case Refusal::kForeignAccount:
+      return "foreign account";
   }
   return "refused";
 }

@@ -39,11 +39,14 @@ enum class Refusal {
   kMismatch,              // Names another box, instance or region than expected.
   kUnattested,            // An identity record without an instance identity document
                           // where one is required, or whose document does not verify.
+  kForeignAccount,        // An identity record whose verified instance identity document
+                          // is of an AWS account the deployment does not accept.
 };
 
 // The reason's stable name as it appears in messages: "oversized", "malformed",
 // "not canonical", "unknown format", "bad signature", "wrong key",
-// "bound to another digest", "expired", "mismatch", "unattested".
+// "bound to another digest", "expired", "mismatch", "unattested",
+// "foreign account".
 std::string_view RefusalName(Refusal reason);
 
 // A refusal as data: the payload Refuse puts on its Status.

@@ -64,6 +64,7 @@ ImdsOptions ImdsOptionsFromEnv(const Getenv& getenv) {
     while (!e.empty() && e.back() == '/') e.pop_back();
     o.endpoint = e;
   }
+  o.sysfs_root = EnvOr(getenv, "CARLOS_SYSFS_ROOT", "/sys");
   return o;
 }
 

@@ -70,11 +70,16 @@ struct ImdsOptions {
   bool allow_imdsv1 = false;
   // Larger answers are refused (kCorrupt); IMDS's are a few KiB at most.
   size_t max_answer_bytes = 1 << 20;
+  // Where the firmware's and the hypervisor's marks are read to tell whether
+  // this machine is on EC2 (imds/ec2_platform.h): "/sys", or a test's
+  // directory. Never sent anywhere.
+  std::string sysfs_root = "/sys";
 };
 
 // Options from the environment: CARLOS_IMDS_ENDPOINT (default
 // kDefaultEndpoint; "off" gives an empty endpoint, i.e. off; a trailing '/'
-// is dropped). Other fields keep their defaults.
+// is dropped) and CARLOS_SYSFS_ROOT (default "/sys"; tests point it at a
+// directory of DMI files). Other fields keep their defaults.
 ImdsOptions ImdsOptionsFromEnv(const Getenv& getenv);
 
 // The instance role's temporary credentials

@@ -1,6 +1,9 @@
 #include "imds/instance_identity.h"
 
+#include <fmt/format.h>
+
 #include "identity/iid.h"
+#include "imds/ec2_platform.h"
 
 namespace carlos::imds {
 
@@ -12,14 +15,33 @@ StatusOr<InstanceIdentity> ReadInstanceIdentity(ImdsClient& client) {
         "not on EC2: CARLOS_IMDS_ENDPOINT=off, so this box has no instance identity document";
     return id;
   }
+  const Ec2PlatformFacts platform = DetectEc2Platform(client.options().sysfs_root);
+  const bool not_ec2 = platform.platform == Ec2Platform::kNotEc2;
+  if (not_ec2 && client.options().endpoint == kDefaultEndpoint) {
+    id.unattested = Unattested::kNotOnEc2;
+    id.unattested_reason = fmt::format("not on EC2: {}, so there is no IMDS at {}",
+                                       platform.evidence, client.options().endpoint);
+    return id;
+  }
   Status reach = client.Reachable();
   if (!reach.ok()) {
     if (reach.code() != Code::kDeadlineExceeded && reach.code() != Code::kUnavailable) {
       return reach;
     }
-    id.unattested = Unattested::kImdsNotAnswering;
-    id.unattested_reason = "not on EC2: " + reach.message();
-    return id;
+    if (not_ec2) {
+      id.unattested = Unattested::kNotOnEc2;
+      id.unattested_reason = fmt::format("not on EC2: {}; {}", platform.evidence, reach.message());
+      return id;
+    }
+    // On EC2, or cannot tell: IMDS may answer in a moment (an instance
+    // still booting, a hop limit being fixed). Never a fact for good.
+    return Status(reach.code(),
+                  fmt::format("{}; {} ({}), so it is not recorded as unattested: asking again",
+                              reach.message(),
+                              platform.platform == Ec2Platform::kEc2
+                                  ? "this box is on EC2"
+                                  : "whether this box is on EC2 cannot be told",
+                              platform.evidence));
   }
   CARLOS_ASSIGN_OR_RETURN(id.document, client.IdentityDocument());
   CARLOS_ASSIGN_OR_RETURN(id.rsa2048, client.IdentityRsa2048());

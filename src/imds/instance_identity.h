@@ -11,18 +11,21 @@
 
 namespace carlos::imds {
 
-// Why a box has no instance identity document.
+// Why a box has no instance identity document. Both are facts for good: an
+// IMDS that is slow, refuses connections or fails is never one of them.
 enum class Unattested {
-  kNo = 0,            // Attested: the document and signature are here.
-  kOffBySetting,      // CARLOS_IMDS_ENDPOINT=off: not on EC2 by the operator's setting.
-  kImdsNotAnswering,  // IMDS did not answer (timeout or refused): not on EC2.
+  kNo = 0,        // Attested: the document and signature are here.
+  kOffBySetting,  // CARLOS_IMDS_ENDPOINT=off: not on EC2 by the operator's setting.
+  kNotOnEc2,      // The machine's own marks say it is not on EC2
+                  // (imds/ec2_platform.h), and IMDS did not answer.
 };
 
 struct InstanceIdentity {
   Unattested unattested = Unattested::kNo;
   // For an unattested box, one sentence saying which case and why, for the
-  // identity record and the log: "not on EC2: CARLOS_IMDS_ENDPOINT=off" or
-  // "not on EC2: IMDS at http://169.254.169.254 did not answer ...".
+  // identity record and the log: "not on EC2: CARLOS_IMDS_ENDPOINT=off ..."
+  // or "not on EC2: DMI sys_vendor is \"QEMU\" and no EC2 mark is present
+  // (...); IMDS at ... did not answer ...".
   std::string unattested_reason;
   // For an attested box: the document verbatim, its rsa2048 signature as
   // IMDS serves it (base64 PKCS #7), and the document's instanceId and
@@ -35,14 +38,22 @@ struct InstanceIdentity {
   bool attested() const { return unattested == Unattested::kNo; }
 };
 
-// Reads the document and its signature, or finds out the box is not on
-// EC2. Off by setting: unattested at once, nothing sent. IMDS not
-// answering (ImdsClient::Reachable fails: a timeout within the client's
-// short timeouts, or a refused connection): unattested, saying so. IMDS
-// answering but failing (404, 5xx, 401 twice, a document that
-// identity::ParseInstanceIdentityDocument refuses: kCorrupt) is an error, never
-// "unattested": a box on EC2 must not be recorded as unattested because
-// IMDS hiccupped; the caller retries. Thread-safe as ImdsClient.
+// Reads the document and its signature, or finds out for certain that the
+// box is not on EC2:
+//   - off by setting: unattested (kOffBySetting) at once, nothing sent;
+//   - the machine's marks say not EC2 (DetectEc2Platform on
+//     client.options().sysfs_root gives kNotEc2): with AWS's own endpoint
+//     nothing is sent and the box is unattested (kNotOnEc2) at once; with
+//     another endpoint (an emulator) IMDS is asked, and the box is
+//     unattested only when it does not answer;
+//   - otherwise (on EC2, or cannot tell) IMDS not answering (a timeout, a
+//     refused connection) is an error, kUnavailable or kDeadlineExceeded,
+//     whose message names the endpoint, the cause and what the marks said;
+//     the caller retries with backoff and records nothing.
+// IMDS answering but failing (404, 5xx, 401 twice, a document that
+// identity::ParseInstanceIdentityDocument refuses: kCorrupt) is an error,
+// never "unattested". Nothing is cached here: each call asks again.
+// Thread-safe as ImdsClient.
 StatusOr<InstanceIdentity> ReadInstanceIdentity(ImdsClient& client);
 
 }  // namespace carlos::imds

@@ -16,6 +16,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
+size_t Count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos;
+       at = haystack.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
 struct CliRun {
   int code = -1;
   std::string out;  // stdout and stderr, in that order.
@@ -216,6 +225,30 @@ TEST_F(CliTest, AutoEnrollWithoutTheKeyExplainsWhichVariable) {
   CliRun r = Carlos("boxes auto-enroll", env, tmp_.path());
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("carlos boxes auto-enroll: CARLOS_ENROLLMENT_KEY is not set"));
+}
+
+TEST_F(CliTest, AwsAccountsMalformedIsAUsageErrorAndSaidAtStart) {
+  auto env = env_;
+  env["CARLOS_AWS_ACCOUNTS"] = "12345,111111111111";
+  CliRun r = Carlos("boxes auto-enroll", env, tmp_.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("carlos boxes auto-enroll: CARLOS_AWS_ACCOUNTS: \"12345\" is not "
+                               "an AWS account id (12 digits)"));
+
+  world_->AddBox("web-1", {.account_id = "999999999999"});
+  r = Carlos("boxes auto-enroll", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("enroll: any AWS account's instances are accepted "
+                               "(CARLOS_AWS_ACCOUNTS is not set)"));
+  EXPECT_EQ(Count(r.out, "CARLOS_AWS_ACCOUNTS is not set"), 1u);
+  EXPECT_THAT(r.out, HasSubstr("enroll: web-1: invited"));
+
+  world_->AddBox("web-2", {.account_id = "999999999999"});
+  env["CARLOS_AWS_ACCOUNTS"] = "123456789012";
+  r = Carlos("boxes auto-enroll", env, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("enroll: only instances of AWS accounts 123456789012 are accepted"));
+  EXPECT_THAT(r.out, HasSubstr("enroll: web-2: refused: foreign account: "));
 }
 
 TEST_F(CliTest, WatchEndsCleanlyOnSigterm) {

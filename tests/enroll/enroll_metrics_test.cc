@@ -7,12 +7,12 @@
 namespace carlos::enroll {
 namespace {
 
-Outcome Of(std::string box, VerdictKind v, bool acted, std::string reason) {
+Outcome Of(std::string box, VerdictKind v, bool acted, Reason reason) {
   Outcome o;
   o.box = std::move(box);
   o.verdict = v;
   o.acted = acted;
-  o.reason = std::move(reason);
+  o.reason = reason;
   return o;
 }
 
@@ -20,12 +20,12 @@ TEST(EnrollMetrics, CountsDecisionsBoxesAndPasses) {
   FakeClock clock(SystemTime(std::chrono::seconds(1700000000)));
   EnrollMetrics m(&clock);
   PassSummary pass;
-  pass.outcomes = {Of("box-1", VerdictKind::kInvite, true, ""),
-                   Of("box-2", VerdictKind::kEnroll, true, ""),
-                   Of("box-3", VerdictKind::kRefused, false, "referenced"),
-                   Of("box-4", VerdictKind::kRefused, false, "referenced"),
-                   Of("box-5", VerdictKind::kInvite, false, "store"),
-                   Of("box-6", VerdictKind::kNothing, false, "")};
+  pass.outcomes = {Of("box-1", VerdictKind::kInvite, true, Reason::kNone),
+                   Of("box-2", VerdictKind::kEnroll, true, Reason::kNone),
+                   Of("box-3", VerdictKind::kRefused, false, Reason::kReferenced),
+                   Of("box-4", VerdictKind::kRefused, false, Reason::kReferenced),
+                   Of("box-5", VerdictKind::kInvite, false, Reason::kStore),
+                   Of("box-6", VerdictKind::kNothing, false, Reason::kNone)};
   m.Passed(pass, 0.3);
   m.Passed(Unavailable("the store did not answer"), 2);
   std::string text = m.registry().Render();

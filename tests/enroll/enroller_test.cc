@@ -163,6 +163,40 @@ TEST_P(EnrollerTest, RefusesARecordWhoseInstanceIdentitySignatureIsNotAws) {
   }
 }
 
+// CARLOS_AWS_ACCOUNTS: a validly signed document of another account is
+// refused; unset, any account is admitted; an unattested box (allowed) has
+// no account to check.
+TEST_P(EnrollerTest, RefusesAnInstanceOfAnotherAwsAccount) {
+  w().AddBox("web-1", {.account_id = "999999999999"});
+  w().AddBox("web-2");
+  w().AddBox("web-3", {.attested = false});
+  auto scoped = [](EnrollerSettings& e) {
+    e.aws_accounts = std::set<std::string, std::less<>>{"123456789012", "210987654321"};
+    e.allow_unattested = true;
+  };
+  PassSummary s = Pass(scoped);
+  EXPECT_EQ(s.invited, 2);
+  EXPECT_EQ(s.refused, 1);
+  EXPECT_FALSE(w().Has(identity::InvitationKey("web-1")));
+  EXPECT_TRUE(w().Has(identity::InvitationKey("web-2")));
+  EXPECT_TRUE(w().Has(identity::InvitationKey("web-3")));
+  EXPECT_THAT(log_.Matching("web-1"),
+              ElementsAre("enroll: web-1: refused: foreign account: the identity record of web-1 "
+                          "is refused: foreign account: its instance identity document is of AWS "
+                          "account 999999999999, which is not one of this deployment's "
+                          "(123456789012, 210987654321; CARLOS_AWS_ACCOUNTS)"));
+  // By hand: the same check, exit 3 (precondition failed).
+  auto e = w().MakeEnroller(&log_, scoped);
+  Status st = e->Invite("web-1", /*force=*/true);
+  EXPECT_EQ(st.code(), Code::kPreconditionFailed) << st.ToString();
+  EXPECT_THAT(st.message(), HasSubstr("web-1 is refused: foreign account: "));
+  // Unset: any account.
+  log_.Clear();
+  s = Pass([](EnrollerSettings& e) { e.allow_unattested = true; });
+  EXPECT_EQ(s.invited, 1);
+  EXPECT_TRUE(w().Has(identity::InvitationKey("web-1")));
+}
+
 TEST_P(EnrollerTest, RefusesARecordWithABadSignature) {
   TestBox web1 = w().AddBox("web-1");
   auto obj = w().store().Get(identity::RecordKey("web-1"));

@@ -166,6 +166,46 @@ class SettingsTest : public ::testing::Test {
   identity::PrivateKey key_ = *identity::PrivateKey::Generate();
 };
 
+TEST_F(SettingsTest, AwsAccounts) {
+  auto s = From({{"CARLOS_ENROLLMENT_KEY", key_path_}, {"CARLOS_AWS_IID_CERT", cert_path_}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_FALSE(s->aws_accounts.has_value());
+  EXPECT_TRUE(AwsAccountAllowed(*s, "999999999999"));
+  EXPECT_EQ(AwsAccountsClause(*s),
+            "any AWS account's instances are accepted (CARLOS_AWS_ACCOUNTS is not set)");
+
+  s = From({{"CARLOS_ENROLLMENT_KEY", key_path_},
+            {"CARLOS_AWS_IID_CERT", cert_path_},
+            {"CARLOS_AWS_ACCOUNTS", " 222222222222, 111111111111 ,222222222222"}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_TRUE(s->aws_accounts.has_value());
+  EXPECT_EQ(*s->aws_accounts, (std::set<std::string, std::less<>>{"111111111111", "222222222222"}));
+  EXPECT_TRUE(AwsAccountAllowed(*s, "111111111111"));
+  EXPECT_FALSE(AwsAccountAllowed(*s, "999999999999"));
+  EXPECT_EQ(AwsAccountsClause(*s),
+            "only instances of AWS accounts 111111111111, 222222222222 are accepted "
+            "(CARLOS_AWS_ACCOUNTS)");
+
+  for (const char* bad : {"12345678901", "1234567890123", "12345678901a", "111111111111,",
+                          "111111111111,,222222222222", "arn:aws:iam::111111111111:root"}) {
+    auto r = ParseAwsAccounts(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << bad;
+    EXPECT_THAT(r.status().message(), HasSubstr("CARLOS_AWS_ACCOUNTS: \"")) << bad;
+    EXPECT_THAT(r.status().message(), HasSubstr("is not an AWS account id (12 digits)")) << bad;
+  }
+  EXPECT_THAT(ParseAwsAccounts("1234567890123").status().message(),
+              ::testing::StartsWith("CARLOS_AWS_ACCOUNTS: \"1234567890123\" is not an AWS account "
+                                    "id (12 digits); give the accounts"));
+  EXPECT_FALSE(From({{"CARLOS_ENROLLMENT_KEY", key_path_},
+                     {"CARLOS_AWS_IID_CERT", cert_path_},
+                     {"CARLOS_AWS_ACCOUNTS", "1,2"}})
+                   .ok());
+  auto blank = ParseAwsAccounts("  ");
+  ASSERT_TRUE(blank.ok());
+  EXPECT_FALSE(blank->has_value());
+}
+
 TEST_F(SettingsTest, DefaultsAndOverrides) {
   auto s = From({{"CARLOS_ENROLLMENT_KEY", key_path_}, {"CARLOS_AWS_IID_CERT", cert_path_}});
   ASSERT_TRUE(s.ok()) << s.status().message();

@@ -142,6 +142,8 @@ TestBox World::AddBox(const std::string& label, BoxSpec spec) {
   r.created_at = clock_.Now();
   if (spec.attested) {
     std::string doc = itest::SampleIidDocument(b.instance_id, spec.region);
+    const std::string sample_account = "\"123456789012\"";
+    doc.replace(doc.find(sample_account), sample_account.size(), "\"" + spec.account_id + "\"");
     static const identity::EmulatorCertificate* other = new identity::EmulatorCertificate(
         itest::Must(identity::MakeEmulatorCertificate("Amazon Web Services LLC (test)")));
     const identity::EmulatorCertificate& cert = spec.forged_iid ? *other : itest::AwsCertForTest();

@@ -75,6 +75,8 @@ struct BoxSpec {
   bool attested = true;
   // Sign the IID with another certificate than AWS's test one.
   bool forged_iid = false;
+  // The IID's accountId (validly signed whatever it is).
+  std::string account_id = "123456789012";
   std::optional<identity::PrivateKey> key = std::nullopt;  // Default: a fresh key.
 };
 

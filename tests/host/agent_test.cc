@@ -13,6 +13,7 @@
 #include "agent_process.h"
 #include "base/files.h"
 #include "dev/imds_emulator.h"
+#include "dev/imds_emulator_config.h"
 #include "identity/iid.h"
 #include "identity/status_report.h"
 #include "identity/store_keys.h"
@@ -67,6 +68,11 @@ class AgentTest : public ::testing::Test {
   }
 
   std::map<std::string, std::string> Env() {
+    std::map<std::string, std::string> env = BaseEnv();
+    for (const auto& [k, v] : extra_env_) env[k] = v;
+    return env;
+  }
+  std::map<std::string, std::string> BaseEnv() {
     return {{"CARLOS_HOST_CLAIM", "1"},
             {"CARLOS_REGION_HA", "1"},
             {"CARLOS_BOX_LABEL", "web-1"},
@@ -152,6 +158,7 @@ class AgentTest : public ::testing::Test {
   std::unique_ptr<dev::ImdsEmulator> imds_;
   int port_ = 0;
   std::unique_ptr<AgentProcess> agent_;
+  std::map<std::string, std::string> extra_env_;
 };
 
 identity::EmulatorCertificate* AgentTest::cert_ = nullptr;
@@ -348,6 +355,110 @@ TEST_F(AgentTest, WithASwitchOffItHostsDirectly) {
   ASSERT_TRUE(Eventually([&] { return Get(identity::EdgesKey("web-1")).has_value(); }));
   agent_->Signal(SIGINT);
   EXPECT_EQ(agent_->WaitExit(milliseconds(5000)), 0);
+}
+
+// Starts an emulator serving `boxes` on `port` (0: any) with the test's
+// signer, on the real clock.
+std::unique_ptr<dev::ImdsEmulator> StartImds(const identity::EmulatorCertificate& cert,
+                                             std::vector<dev::EmulatedBox> boxes, int port) {
+  dev::ImdsEmulatorOptions o;
+  o.boxes = std::move(boxes);
+  o.base_port = port;
+  o.cert_pem = cert.cert_pem;
+  o.key_pem = cert.key_pem;
+  o.clock = RealClock();
+  auto imds = dev::ImdsEmulator::Start(o);
+  EXPECT_TRUE(imds.ok()) << imds.status().ToString();
+  return imds.ok() ? std::move(imds).value() : nullptr;
+}
+
+// The agent's record and reports after IMDS failed at first: attested, with
+// the instance's id, and never "unattested".
+class LateImdsTest : public AgentTest {
+ protected:
+  // `sysfs`: the DMI sys_vendor this box shows, or "" for none (cannot tell).
+  void OnMachine(const std::string& vendor) {
+    const std::string root = dir_ + "/sys";
+    ASSERT_TRUE(MakeDirs(root + "/class/dmi/id", 0755).ok());
+    if (!vendor.empty()) {
+      ASSERT_TRUE(WriteFileAtomic(root + "/class/dmi/id/sys_vendor", vendor + "\n", 0444).ok());
+    }
+    extra_env_["CARLOS_SYSFS_ROOT"] = root;
+  }
+
+  // Joins until the guard-installed report is published; checks the record
+  // and the report name the emulator's instance.
+  void ExpectAttestedRecordAndReport(const std::string& endpoint) {
+    ASSERT_TRUE(Logged("agent: the identity record control/boxes/web-1.json is written",
+                       milliseconds(20000)));
+    ASSERT_TRUE(Logged("agent: IMDS at " + endpoint + " answers after "));
+    ASSERT_TRUE(Logged("this box is attested as instance i-0de000000000000000"));
+    auto rec = identity::ParseIdentityRecord(*Get(identity::RecordKey("web-1")));
+    ASSERT_TRUE(rec.ok());
+    EXPECT_EQ(rec->doc.instance_id, "i-0de000000000000000");
+    ASSERT_TRUE(rec->doc.attestation.has_value());
+    EXPECT_TRUE(identity::VerifyRecordAttestation(rec->doc, cert_->cert_pem).ok());
+    EXPECT_THAT(Log(), ::testing::Not(HasSubstr("unattested: not on EC2")));
+    // Each cause logged once by the record loop, not once per attempt.
+    EXPECT_LE(Count(Log(), "could not be written"), 2u) << Log();
+
+    std::string invitation = Invite(rec->digest, std::chrono::system_clock::now());
+    Install(rec->digest, invitation);
+    ASSERT_TRUE(Eventually([&] { return Report() && Report()->stage == "guard-installed"; }));
+    EXPECT_EQ(Report()->instance_id, "i-0de000000000000000");
+    EXPECT_EQ(Report()->region, "us-east-1");
+  }
+};
+
+// IMDS refuses connections when the agent starts and answers 3 s later.
+TEST_F(LateImdsTest, RefusedAtStartThenAnsweringIsAttested) {
+  OnMachine("");  // Cannot tell whether on EC2.
+  const int imds_port = FreePort();
+  const std::string endpoint = "http://127.0.0.1:" + std::to_string(imds_port);
+  extra_env_["CARLOS_IMDS_ENDPOINT"] = endpoint;
+  Start();
+  ASSERT_TRUE(
+      Logged("agent: the identity record control/boxes/web-1.json could not be written: "
+             "IMDSv2 session token: IMDS at " +
+             endpoint + " (PUT /latest/api/token) is not answering"));
+  std::this_thread::sleep_for(milliseconds(3000));
+  EXPECT_FALSE(Get(identity::RecordKey("web-1")).has_value()) << Log();
+  auto late = StartImds(*cert_, {dev::EmulatedBox{}}, imds_port);
+  ASSERT_NE(late, nullptr);
+  ExpectAttestedRecordAndReport(endpoint);
+  EXPECT_THAT(Log(), HasSubstr("whether this box is on EC2 cannot be told"));
+  late->Shutdown();
+}
+
+// The first token request answers after 3 s, the client gives up at 2 s.
+TEST_F(LateImdsTest, HangingFirstAnswerThenAnsweringIsAttested) {
+  OnMachine("Amazon EC2");
+  auto boxes = dev::ParseEmulatorConfig(R"({"boxes":[{"hang_first":1,"hang_delay_ms":3000}]})",
+                                        [](size_t) { return dev::EmulatedBox{}; });
+  ASSERT_TRUE(boxes.ok()) << boxes.status().ToString();
+  auto hanging = StartImds(*cert_, *boxes, 0);
+  ASSERT_NE(hanging, nullptr);
+  extra_env_["CARLOS_IMDS_ENDPOINT"] = hanging->endpoint(0);
+  Start();
+  ASSERT_TRUE(Logged("did not answer within 2s"));
+  ExpectAttestedRecordAndReport(hanging->endpoint(0));
+  EXPECT_THAT(Log(), HasSubstr("this box is on EC2 (DMI sys_vendor is \"Amazon EC2\")"));
+  hanging->Shutdown();
+}
+
+// Off EC2 by its own marks, IMDS not answering: unattested at once.
+TEST_F(LateImdsTest, OffEc2IsUnattestedAtOnce) {
+  OnMachine("QEMU");
+  extra_env_["CARLOS_IMDS_ENDPOINT"] = "http://127.0.0.1:" + std::to_string(FreePort());
+  Start();
+  ASSERT_TRUE(Logged("agent: the identity record control/boxes/web-1.json is written"));
+  EXPECT_THAT(Log(), HasSubstr("agent: this box is unattested: not on EC2: DMI sys_vendor is "
+                               "\"QEMU\" and no EC2 mark is present"));
+  auto rec = identity::ParseIdentityRecord(*Get(identity::RecordKey("web-1")));
+  ASSERT_TRUE(rec.ok());
+  EXPECT_FALSE(rec->doc.attestation.has_value());
+  EXPECT_EQ(rec->doc.instance_id, "");
+  EXPECT_THAT(Log(), ::testing::Not(HasSubstr("could not be written")));
 }
 
 }  // namespace

@@ -2,9 +2,16 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <filesystem>
+
+#include "agent_process.h"
+#include "dev/imds_emulator.h"
 #include "host/entry.h"
+#include "identity/iid.h"
 #include "identity/store_keys.h"
+#include "imds/instance_identity.h"
 #include "mem_store.h"
 #include "support/documents.h"
 
@@ -75,6 +82,69 @@ TEST_F(RecordLoopTest, FailuresRetryWithBackoffLoggedOncePerCause) {
                                  "written again after 15s",
                                  "agent: the identity record control/boxes/web-1.json is written"));
   EXPECT_EQ(clock_.Now() - kT0, Milliseconds(1000 + 2000 + 4000 + 8000));
+}
+
+// IMDS refuses connections when the loop starts and answers from the 3rd
+// second on (by the injected clock): on a machine that cannot tell whether
+// it is on EC2 the loop retries (1 s, then 2 s) and writes an attested
+// record; nothing unattested is ever written.
+TEST_F(RecordLoopTest, ImdsRefusingThenAnsweringIsRetriedThenAttested) {
+  const int port = FreePort();  // Nothing listens there until the emulator does.
+  char tmpl[] = "/tmp/record-loop-sysfs-XXXXXX";
+  const std::string sysfs = mkdtemp(tmpl);  // No DMI: cannot tell.
+
+  imds::ImdsOptions o;
+  o.endpoint = "http://127.0.0.1:" + std::to_string(port);
+  o.sysfs_root = sysfs;
+  imds::ImdsClient client(o, &clock_);
+  std::unique_ptr<dev::ImdsEmulator> emu;
+  clock_.OnSleep([&](SystemTime now) {
+    if (emu || now - kT0 < std::chrono::seconds(3)) return;
+    auto cert = identity::MakeEmulatorCertificate("record loop test");
+    ASSERT_TRUE(cert.ok());
+    dev::ImdsEmulatorOptions e;
+    e.boxes = {dev::EmulatedBox{}};
+    e.base_port = port;
+    e.cert_pem = cert->cert_pem;
+    e.key_pem = cert->key_pem;
+    e.clock = &clock_;
+    auto started = dev::ImdsEmulator::Start(e);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    emu = std::move(*started);
+  });
+  loop_.build = [&]() -> StatusOr<identity::IdentityRecord> {
+    ++builds_;
+    CARLOS_ASSIGN_OR_RETURN(imds::InstanceIdentity ii, imds::ReadInstanceIdentity(client));
+    if (!ii.attested()) return Internal("recorded as unattested: " + ii.unattested_reason);
+    identity::IdentityRecord r;
+    r.box = "web-1";
+    r.region = ii.region;
+    r.machine_id = "m-1";
+    r.instance_id = ii.instance_id;
+    r.release = "0.1.0";
+    r.platform = "linux-amd64";
+    r.public_key = key_.public_key();
+    r.created_at = clock_.Now();
+    r.attestation = identity::InstanceAttestation{ii.document, ii.rsa2048};
+    return r;
+  };
+  RunRecordLoop(loop_, "web-1", stop_);
+  std::filesystem::remove_all(sysfs);
+  ASSERT_EQ(logs_.size(), 3u) << ::testing::PrintToString(logs_);
+  EXPECT_THAT(logs_[0], ::testing::HasSubstr(
+                            "could not be written: IMDSv2 session token: IMDS at " + o.endpoint +
+                            " (PUT /latest/api/token) is not "
+                            "answering"));
+  EXPECT_THAT(logs_[0], ::testing::HasSubstr("whether this box is on EC2 cannot be told"));
+  EXPECT_EQ(logs_[1],
+            "agent: the identity record control/boxes/web-1.json can be written again after 3s");
+  EXPECT_EQ(logs_[2], "agent: the identity record control/boxes/web-1.json is written");
+  EXPECT_EQ(builds_, 3);  // At 0 s, 1 s (both refused), 3 s (answered).
+  EXPECT_EQ(clock_.Now() - kT0, Milliseconds(1000 + 2000));
+  auto parsed = identity::ParseIdentityRecord(store_.objects.at("control/boxes/web-1.json"));
+  ASSERT_TRUE(parsed.ok());
+  ASSERT_TRUE(parsed->doc.attestation.has_value());
+  EXPECT_EQ(parsed->doc.instance_id, "i-0de000000000000000");
 }
 
 TEST_F(RecordLoopTest, StoreErrorsRetryUntilStopped) {
