@@ -13,6 +13,28 @@ void Stop::Request() {
     requested_ = true;
   }
   cv_.notify_all();
+  MutexLock lock(&callbacks_mu_);
+  for (auto& [id, fn] : callbacks_) fn();
+  callbacks_.clear();
+}
+
+int Stop::OnRequest(std::function<void()> fn) const {
+  {
+    MutexLock lock(&callbacks_mu_);
+    // Checked under callbacks_mu_: a Request that set the flag before this
+    // either already ran (and cleared) the list, or runs it after we add.
+    if (!requested()) {
+      callbacks_.emplace_back(next_id_, std::move(fn));
+      return next_id_++;
+    }
+  }
+  fn();
+  return -1;
+}
+
+void Stop::Forget(int id) const {
+  MutexLock lock(&callbacks_mu_);
+  std::erase_if(callbacks_, [id](const auto& c) { return c.first == id; });
 }
 
 bool Stop::requested() const {

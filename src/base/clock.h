@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/mutex.h"
 
@@ -31,11 +33,25 @@ class Stop {
   // as soon as a stop is requested (at once if it already was), false when
   // the timeout passes first.
   bool WaitFor(Milliseconds timeout) const;
+  // Runs `fn` once when the stop is requested: on the requesting thread,
+  // after waiters are woken, or at once on this thread when it already was.
+  // So a wait that is not on this Stop (poll(2) on a descriptor, say) can be
+  // ended by it. `fn` must be quick and must not call this Stop's
+  // OnRequest/Forget. Returns an id for Forget.
+  int OnRequest(std::function<void()> fn) const;
+  // Unregisters `id`; once it returns, its function is not running and never
+  // will. Idempotent.
+  void Forget(int id) const;
 
  private:
   mutable Mutex mu_;
   mutable std::condition_variable_any cv_;
   bool requested_ CARLOS_GUARDED_BY(mu_) = false;
+  // Held while the callbacks run, so that Forget waits for a running one.
+  mutable Mutex callbacks_mu_;
+  mutable std::vector<std::pair<int, std::function<void()>>> callbacks_
+      CARLOS_GUARDED_BY(callbacks_mu_);
+  mutable int next_id_ CARLOS_GUARDED_BY(callbacks_mu_) = 0;
 };
 
 // Clock is the wall clock and the wait between loop iterations.

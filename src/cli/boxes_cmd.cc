@@ -56,6 +56,7 @@ struct Common {
   bool allow_unattested = false;
   std::string region;
   std::string every;
+  std::string check_every;
   std::string workers;
   std::string timeout;
 
@@ -75,7 +76,13 @@ struct Common {
     }
     if (with_every) {
       cmd->add_option("--every", every,
-                      "With --watch: a pass this often, a Go duration (CARLOS_JOIN_EVERY; 15s)")
+                      "With --watch: a pass at least this often, a Go duration "
+                      "(CARLOS_JOIN_EVERY; 15s)")
+          ->type_name("DURATION");
+      cmd->add_option("--check-every", check_every,
+                      "With --watch on S3: look for new records and reports this often, one "
+                      "listing each, and pass at once on one (CARLOS_ENROLL_CHECK_EVERY; 1s); "
+                      "a directory store is watched with inotify instead")
           ->type_name("DURATION");
     }
     cmd->add_option("--workers", workers,
@@ -93,6 +100,7 @@ struct Common {
     if (allow_unattested) over["CARLOS_ALLOW_UNATTESTED"] = "1";
     if (!region.empty()) over["CARLOS_REGION"] = region;
     if (!every.empty()) over["CARLOS_JOIN_EVERY"] = every;
+    if (!check_every.empty()) over["CARLOS_ENROLL_CHECK_EVERY"] = check_every;
     if (!workers.empty()) over["CARLOS_ENROLL_WORKERS"] = workers;
     Getenv process = ProcessGetenv();
     return [over, process](std::string_view name) -> std::string {
@@ -201,7 +209,20 @@ void AddAutoEnroll(CLI::App& boxes, Action* action) {
                 observed = [m = metrics.get()](const StatusOr<enroll::PassSummary>& pass,
                                                double seconds) { m->Passed(pass, seconds); };
               }
-              Status st = e.Watch(*stop, observed);
+              // A directory store is watched with inotify (wakeup.h); S3 by
+              // the change check.
+              std::unique_ptr<enroll::DirWatcher> watcher;
+              Getenv env = common->Env();
+              std::string dir = TrimSpace(env("CARLOS_DEPLOYMENT_DIR"));
+              if (!dir.empty() && TrimSpace(env("CARLOS_DEPLOYMENT_BUCKET")).empty()) {
+                StatusOr<std::unique_ptr<enroll::DirWatcher>> w = enroll::WatchDirStore(dir);
+                if (w.ok()) {
+                  watcher = std::move(*w);
+                } else {
+                  LogLine("enroll: " + w.status().message());
+                }
+              }
+              Status st = e.Watch(*stop, observed, watcher.get());
               return st.ok() ? kExitOk : Fail("auto-enroll", st);
             }
             StatusOr<enroll::PassSummary> pass = e.Pass();

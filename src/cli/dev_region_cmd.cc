@@ -27,8 +27,9 @@ What it does:
   (`carlos boxes auto-enroll --watch`); and stands in for systemd: runs
   `carlos system join` for a box whenever its marker
   (<data dir>/system-join-requested) changes, and starts an agent again
-  500ms after it exits. A box takes traffic (its health check answers 200)
-  only once it is enrolled and its guard armed.
+  at once after it exits 0 (the hand-over to hosting) and 500ms after it
+  fails. A box takes traffic (its health check answers 200) only once it
+  is enrolled and its guard armed.
 
 Shown: on a terminal, a table (box, health code, stage, for how long,
   the agent's pid) redrawn 4 times a second; otherwise one line per change.
@@ -93,6 +94,10 @@ void AddDevRegionCommand(CLI::App& dev, Action* action) {
       ->capture_default_str();
   cmd->add_flag("--no-enroller", *no_enroller,
                 "Do not run the enroller: invite and enroll boxes by hand (carlos boxes ...)");
+  cmd->add_option("--enroller-every", o->enroller_every,
+                  "The enroller's --every (a Go duration); unset: CARLOS_JOIN_EVERY, as the "
+                  "enroller's own default (bench/admission.sh uses it to time the boxes' side "
+                  "alone)");
   cmd->add_option("--guard-exec", *guard_exec,
                   "Start each agent through `carlos system guard-exec --` (on) or directly "
                   "(off); auto: off when run as root (guard-exec would drop to the carlos "

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -21,6 +22,7 @@
 #include "guard/imds_view.h"
 #include "guard/join.h"
 #include "guard/privileges.h"
+#include "host/handover.h"
 #include "imds/client.h"
 #include "imds/group_reference.h"
 #include "protocol/label.h"
@@ -134,6 +136,9 @@ int RunGuardExec(const std::vector<std::string>& command) {
   for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::fflush(nullptr);
+  // The agent hands over to the claim agent through guard-exec again, in
+  // place, instead of waiting for a restart (host/handover.h).
+  ::setenv(host::kStartedByGuardExec, "1", 1);
   ::execvp(argv[0], argv.data());
   logf(fmt::format("carlos system guard-exec: cannot start {}: {}", shown, std::strerror(errno)));
   return 127;

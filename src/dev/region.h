@@ -36,6 +36,9 @@ struct RegionOptions {
   // Run the enroller (auto-enroll --watch). Off: boxes wait to be invited
   // and enrolled by hand (`carlos boxes invite|enroll` with region.env).
   bool auto_enroll = true;
+  // The enroller's --every (a Go duration); empty: its default
+  // (CARLOS_JOIN_EVERY).
+  std::string enroller_every;
   // Start each agent through `carlos system guard-exec --` as the agent's
   // unit does on a box; off: `carlos agent` directly.
   bool guard_exec = true;

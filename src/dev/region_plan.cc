@@ -52,6 +52,8 @@ RegionPlan PlanRegion(const RegionOptions& options, const RegionLayout& layout,
     agent.process.log_path = layout.agent_log(box);
     agent.restart = Restart::kAlways;
     agent.restart_delay = options.restart_delay;
+    // Exit 0 is the hand-over to hosting (or the region's stop): at once.
+    agent.clean_exit_delay = Milliseconds(0);
     agent.pid_file = layout.agent_pid(box);
     plan.agents.push_back(std::move(agent));
 
@@ -69,6 +71,10 @@ RegionPlan PlanRegion(const RegionOptions& options, const RegionLayout& layout,
   env[kIidCertEnv] = layout.imds_cert();
   plan.enroller.name = "enroller";
   plan.enroller.process.argv = {bin, "boxes", "auto-enroll", "--watch"};
+  if (!options.enroller_every.empty()) {
+    plan.enroller.process.argv.push_back("--every");
+    plan.enroller.process.argv.push_back(options.enroller_every);
+  }
   if (options.metrics) {
     plan.enroller.process.argv.push_back("--metrics");
     plan.enroller.process.argv.push_back("127.0.0.1:" +

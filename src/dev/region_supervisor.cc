@@ -69,8 +69,10 @@ void Supervisor::Ended(Unit& u, const ExitInfo& e, SystemTime now, bool stopping
     u.status.rerun = false;
     u.status.restart_at.reset();
   } else if (u.spec.restart == Restart::kAlways) {
-    u.status.restart_at = now + u.spec.restart_delay;
-    line += "; starting it again in " + FormatDuration(u.spec.restart_delay);
+    const Milliseconds delay =
+        e.success() && u.spec.clean_exit_delay ? *u.spec.clean_exit_delay : u.spec.restart_delay;
+    u.status.restart_at = now + delay;
+    line += "; starting it again in " + FormatDuration(delay);
   } else if (u.status.rerun) {
     line += "; running it again: it was asked to while it ran";
   }

@@ -38,6 +38,11 @@ struct UnitSpec {
   // How long after a kAlways unit ends (or fails to start) it is started
   // again (systemd's RestartSec=).
   Milliseconds restart_delay{500};
+  // When set, a kAlways unit that ended cleanly (exit 0) is started again
+  // after this instead: the agent's hand-over from joining to hosting, which
+  // costs no restart delay (host/handover.h: on a box guard-exec replaces
+  // the agent in place and systemd sees no exit at all).
+  std::optional<Milliseconds> clean_exit_delay;
   // When not empty, the running process's pid is written here (one line)
   // on each start and the file is removed when it ends, so that tests and
   // operators can find it (e.g. to SIGTERM one agent).

@@ -11,11 +11,6 @@ namespace carlos::enroll {
 
 namespace {
 
-// Reads a key of `store` for protocol::ReadDoc.
-protocol::ReadKey Reader(Store& store) {
-  return [&store](const std::string& key) { return store.GetIfExists(key); };
-}
-
 const identity::Parsed<identity::IdentityRecord>& Record(const BoxDocs& docs) {
   return *docs.record.parsed;
 }
@@ -34,6 +29,10 @@ Status CheckAwsAccount(std::string_view box, const identity::IdentityRecord& rec
       fmt::format("its instance identity document is of AWS account {}, which is not one of this "
                   "deployment's ({}; CARLOS_AWS_ACCOUNTS)",
                   iid->account_id, fmt::join(*settings.aws_accounts, ", ")));
+}
+
+protocol::ReadKey StoreReader(Store& store) {
+  return [&store](const std::string& key) { return store.GetIfExists(key); };
 }
 
 RecordChecker::Result RecordChecker::Check(
@@ -84,13 +83,13 @@ RecordChecker::Result RecordChecker::Compute(
   return r;
 }
 
-BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view box_view,
-                    const EnrollerSettings& settings, RecordChecker& checker, SystemTime now,
-                    ReadDepth depth) {
+BoxDocs ReadBoxDocs(const protocol::ReadKey& read, const FleetListing& fleet,
+                    std::string_view box_view, const EnrollerSettings& settings,
+                    RecordChecker& checker, SystemTime now, ReadDepth depth) {
   BoxDocs docs;
   docs.box = std::string(box_view);
   const std::string& box = docs.box;
-  docs.record = protocol::ReadDoc<identity::IdentityRecord>(Reader(store), identity::RecordKey(box),
+  docs.record = protocol::ReadDoc<identity::IdentityRecord>(read, identity::RecordKey(box),
                                                             identity::ParseIdentityRecord);
   if (docs.record.parsed) {
     RecordChecker::Result r = checker.Check(box, *docs.record.parsed);
@@ -112,39 +111,42 @@ BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view bo
   // first, bound to the label when no record parses).
   if (!docs.record.valid()) {
     if (everything && docs.retirement.present) {
-      docs.retirement = ReadRetirement(store, docs, settings);
+      docs.retirement = ReadRetirement(read, docs, settings);
     }
     return docs;
   }
 
   if (docs.retirement.present) {
-    docs.retirement = ReadRetirement(store, docs, settings);
+    docs.retirement = ReadRetirement(read, docs, settings);
     if (docs.retirement.valid() && !everything) return docs;
   }
   if (docs.enrollment.present) {
-    docs.enrollment = ReadEnrollment(store, docs, settings);
+    docs.enrollment = ReadEnrollment(read, docs, settings);
     if (docs.enrollment.valid() && !everything) return docs;
   }
-  if (docs.invitation.present) docs.invitation = ReadInvitation(store, docs, settings, now);
+  if (docs.invitation.present) docs.invitation = ReadInvitation(read, docs, settings, now);
   if (docs.report.present) {
-    docs.report = protocol::ReadDoc<identity::StatusReport>(Reader(store), identity::StatusKey(box),
+    docs.report = protocol::ReadDoc<identity::StatusReport>(read, identity::StatusKey(box),
                                                             identity::ParseStatusReport);
     protocol::CheckReport(&docs.report, Record(docs).doc.public_key, box);
+    if (docs.report.read && !docs.report.store_error()) {
+      docs.report_written_at = now - docs.report.age.value_or(Milliseconds(0));
+    }
   }
   return docs;
 }
 
-DocState<identity::Invitation> ReadInvitation(Store& store, const BoxDocs& docs,
+DocState<identity::Invitation> ReadInvitation(const protocol::ReadKey& read, const BoxDocs& docs,
                                               const EnrollerSettings& settings, SystemTime now) {
-  auto d = protocol::ReadDoc<identity::Invitation>(Reader(store), identity::InvitationKey(docs.box),
+  auto d = protocol::ReadDoc<identity::Invitation>(read, identity::InvitationKey(docs.box),
                                                    identity::ParseInvitation);
   protocol::CheckInvitation(&d, settings.enrollment_public_key, docs.box, Record(docs).digest, now);
   return d;
 }
 
-DocState<identity::Enrollment> ReadEnrollment(Store& store, const BoxDocs& docs,
+DocState<identity::Enrollment> ReadEnrollment(const protocol::ReadKey& read, const BoxDocs& docs,
                                               const EnrollerSettings& settings) {
-  auto d = protocol::ReadDoc<identity::Enrollment>(Reader(store), identity::EnrollmentKey(docs.box),
+  auto d = protocol::ReadDoc<identity::Enrollment>(read, identity::EnrollmentKey(docs.box),
                                                    identity::ParseEnrollment);
   protocol::CheckEnrollment(
       &d, settings.enrollment_public_key,
@@ -152,9 +154,9 @@ DocState<identity::Enrollment> ReadEnrollment(Store& store, const BoxDocs& docs,
   return d;
 }
 
-DocState<identity::Retirement> ReadRetirement(Store& store, const BoxDocs& docs,
+DocState<identity::Retirement> ReadRetirement(const protocol::ReadKey& read, const BoxDocs& docs,
                                               const EnrollerSettings& settings) {
-  auto d = protocol::ReadDoc<identity::Retirement>(Reader(store), identity::RetiredKey(docs.box),
+  auto d = protocol::ReadDoc<identity::Retirement>(read, identity::RetiredKey(docs.box),
                                                    identity::ParseRetirement);
   std::optional<std::string_view> record_digest;
   if (docs.record.parsed) record_digest = docs.record.parsed->digest;

@@ -48,6 +48,12 @@ struct BoxDocs {
   // Verified against the record's public key (a kWrongKey refusal here is
   // another machine publishing under this label: a conflict).
   DocState<identity::StatusReport> report;
+  // When the report read was written, on the enroller's own clock: the time
+  // of the read less the store's age of it (Object::age), or, when the
+  // informer kept it, as first observed (informer.h). Freshness is judged by
+  // this, never by the box's `reported_at` (docs/protocol.md, "Clocks").
+  // Set when the report was read.
+  std::optional<SystemTime> report_written_at = std::nullopt;
   // Why this box conflicts with another record (the same EC2 instance
   // recorded under two labels), or nullopt.
   std::optional<std::string> conflict;
@@ -103,22 +109,25 @@ class RecordChecker {
   std::unordered_map<std::string, Result> cache_ CARLOS_GUARDED_BY(mu_);
 };
 
-// Reads `box`'s documents (those `fleet` lists, to `depth`) and verifies
-// each against the record, `settings`' enrollment key and `now`. Fills
-// everything but `conflict`. Never fails as a whole: each
+// Reads keys straight from `store` (Store::GetIfExists).
+protocol::ReadKey StoreReader(Store& store);
+
+// Reads `box`'s documents (those `fleet` lists, to `depth`) through `read`
+// and verifies each against the record, `settings`' enrollment key and
+// `now`. Fills everything but `conflict`. Never fails as a whole: each
 // document's status says what went wrong with it.
-BoxDocs ReadBoxDocs(Store& store, const FleetListing& fleet, std::string_view box,
+BoxDocs ReadBoxDocs(const protocol::ReadKey& read, const FleetListing& fleet, std::string_view box,
                     const EnrollerSettings& settings, RecordChecker& checker, SystemTime now,
                     ReadDepth depth);
 
 // Re-reads `box`'s invitation, enrollment or retirement after a lost race
 // (a create-only write that found the key taken), verifying it as
 // ReadBoxDocs does.
-DocState<identity::Invitation> ReadInvitation(Store& store, const BoxDocs& docs,
+DocState<identity::Invitation> ReadInvitation(const protocol::ReadKey& read, const BoxDocs& docs,
                                               const EnrollerSettings& settings, SystemTime now);
-DocState<identity::Enrollment> ReadEnrollment(Store& store, const BoxDocs& docs,
+DocState<identity::Enrollment> ReadEnrollment(const protocol::ReadKey& read, const BoxDocs& docs,
                                               const EnrollerSettings& settings);
-DocState<identity::Retirement> ReadRetirement(Store& store, const BoxDocs& docs,
+DocState<identity::Retirement> ReadRetirement(const protocol::ReadKey& read, const BoxDocs& docs,
                                               const EnrollerSettings& settings);
 
 }  // namespace carlos::enroll

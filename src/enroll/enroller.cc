@@ -16,6 +16,7 @@
 #include "identity/invitation.h"
 #include "identity/retirement.h"
 #include "identity/store_keys.h"
+#include "protocol/guard_ready.h"
 
 namespace carlos::enroll {
 
@@ -52,31 +53,67 @@ Enroller::Enroller(Store* store, Clock* clock, Logf logf, EnrollerSettings setti
       clock_(clock),
       logf_(std::move(logf)),
       settings_(std::move(settings)),
-      checker_(&settings_) {}
+      checker_(&settings_),
+      informer_(store, clock) {}
 
 Enroller::~Enroller() = default;
 
 StatusOr<Enroller::Fleet> Enroller::ReadFleet(ReadDepth depth,
-                                              std::optional<std::string_view> focus) {
+                                              std::optional<std::string_view> focus,
+                                              bool informed) {
   Fleet fleet;
-  CARLOS_ASSIGN_OR_RETURN(fleet.listing, ListFleet(*store_, settings_.workers));
+  if (informed) {
+    CARLOS_ASSIGN_OR_RETURN(fleet.listing, informer_.List(settings_.workers));
+  } else {
+    CARLOS_ASSIGN_OR_RETURN(fleet.listing, ListFleet(*store_, settings_.workers));
+  }
   fleet.now = clock_->Now();
   fleet.boxes.resize(fleet.listing.records.size());
+  const protocol::ReadKey read = informed ? informer_.Reader() : StoreReader(*store_);
   ParallelFor(fleet.boxes.size(), settings_.workers, [&](size_t i) {
     const std::string& box = fleet.listing.records[i];
     ReadDepth d = (focus && *focus == box) ? ReadDepth::kEverything : depth;
-    fleet.boxes[i] = ReadBoxDocs(*store_, fleet.listing, box, settings_, checker_, fleet.now, d);
+    if (informed) {
+      if (std::optional<BoxDocs> kept = informer_.ReuseBox(fleet.listing, box, d, fleet.now)) {
+        fleet.boxes[i] = std::move(*kept);
+        return;
+      }
+    }
+    fleet.boxes[i] = ReadBoxDocs(read, fleet.listing, box, settings_, checker_, fleet.now, d);
+    if (informed) informer_.KeepBox(fleet.listing, fleet.boxes[i], d);
   });
   MarkConflicts(fleet.boxes);
   return fleet;
 }
 
+void Enroller::NoteSkew(const BoxDocs& docs) {
+  if (!docs.report.valid() || !docs.report_written_at || !docs.report.age) return;
+  if (skew_logged_.contains(docs.box)) return;
+  Milliseconds skew =
+      protocol::ClockSkewOf(docs.report.parsed->doc.reported_at, *docs.report_written_at);
+  if (std::chrono::abs(skew) <= settings_.report_clock_skew) return;
+  skew_logged_.insert(docs.box);
+  if (!logf_) return;
+  // Whole seconds: the store's age has 1 s resolution on S3.
+  Milliseconds shown = std::chrono::duration_cast<Seconds>(std::chrono::abs(skew));
+  logf_(fmt::format(
+      "enroll: {}: its clock is about {} {} this enroller's (its report is dated {}, and was "
+      "written at {} by this enroller's clock and the store's); freshness is judged by when "
+      "this enroller saw the report written, so this delays nothing; check the box's time "
+      "sync (skews over CARLOS_REPORT_CLOCK_SKEW, {}, are logged)",
+      docs.box, FormatDuration(shown), skew.count() > 0 ? "ahead of" : "behind",
+      FormatRfc3339(docs.report.parsed->doc.reported_at), FormatRfc3339(*docs.report_written_at),
+      FormatDuration(settings_.report_clock_skew)));
+}
+
 StatusOr<PassSummary> Enroller::Pass() {
   if (!settings_.enrollment_key) return NoWriteKey();
-  CARLOS_ASSIGN_OR_RETURN(Fleet fleet, ReadFleet(ReadDepth::kAutomatic, std::nullopt));
+  CARLOS_ASSIGN_OR_RETURN(Fleet fleet,
+                          ReadFleet(ReadDepth::kAutomatic, std::nullopt, /*informed=*/true));
   std::vector<Verdict> verdicts(fleet.boxes.size());
   for (size_t i = 0; i < fleet.boxes.size(); ++i) {
     verdicts[i] = Decide(fleet.boxes[i], settings_, fleet.now);
+    NoteSkew(fleet.boxes[i]);
   }
 
   PassSummary summary;
@@ -99,6 +136,16 @@ StatusOr<PassSummary> Enroller::Pass() {
     o.stage = stage;
   });
 
+  // Enrolled (before or by this pass) or retired: a new report of the box
+  // changes nothing, and wakes no pass (Matters).
+  settled_.clear();
+  for (size_t i = 0; i < fleet.boxes.size(); ++i) {
+    const Outcome& o = summary.outcomes[i];
+    if (verdicts[i].kind == VerdictKind::kNothing || fleet.boxes[i].retirement.valid() ||
+        (o.verdict == VerdictKind::kEnroll && o.acted)) {
+      settled_.insert(fleet.boxes[i].box);
+    }
+  }
   for (const Outcome& o : summary.outcomes) {
     Log(o);
     switch (o.verdict) {
@@ -142,37 +189,80 @@ void Enroller::Log(const Outcome& o) {
   reasons_.Note(logf_, o.box, o.reason, o.line);
 }
 
-Status Enroller::Watch(const Stop& stop, const PassObserver& observed) {
+bool Enroller::Matters(std::string_view key) const {
+  std::optional<std::string> box = identity::BoxOfKey(identity::kStatusPrefix, key);
+  return !box || !settled_.contains(*box);
+}
+
+Status Enroller::Watch(const Stop& stop, const PassObserver& observed, DirWatcher* watcher) {
   if (logf_) {
-    logf_(fmt::format("enroll: watching {} every {}", store_->Describe(),
-                      FormatDuration(settings_.every)));
+    logf_(fmt::format("enroll: watching {} every {}, and {}", store_->Describe(),
+                      FormatDuration(settings_.every),
+                      watcher ? "at once on a change (inotify)"
+                              : fmt::format("on a change seen by a check every {}",
+                                            FormatDuration(settings_.check_every))));
   }
-  // A failing pass once per distinct cause (at warning priority), and once
-  // when passes run again.
+  WakeSchedule schedule(settings_.every, settings_.check_every, watcher != nullptr);
+  // A failing pass (or change check) once per distinct cause, at warning
+  // priority, and once when passes run again.
   FailureLog failures(logf_ ? logf_ : Logf([](const std::string&) {}), clock_, warnf_);
+  auto note_error = [&](const Status& st) {
+    failures.Failed(st.message(), fmt::format("enroll: {}; trying again in {}", st.message(),
+                                              FormatDuration(settings_.every)));
+  };
   while (!stop.requested()) {
-    const auto start = std::chrono::steady_clock::now();
-    StatusOr<PassSummary> pass = Pass();
-    if (observed) {
-      observed(pass,
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    if (!pass.ok()) {
-      failures.Failed(pass.status().message(),
-                      fmt::format("enroll: {}; trying again in {}", pass.status().message(),
-                                  FormatDuration(settings_.every)));
-      if (pass.status().code() == Code::kInvalidArgument) return pass.status();
-    } else {
-      failures.Succeeded("enroll: passes run");
-      if ((pass->invited > 0 || pass->enrolled > 0) && logf_) {
-        logf_(
-            fmt::format("enroll: pass over {} boxes: {} invited, {} enrolled, {} refused, {} "
-                        "waiting, {} errors",
-                        pass->boxes, pass->invited, pass->enrolled, pass->refused, pass->waiting,
-                        pass->errors));
+    SystemTime now = clock_->Now();
+    switch (schedule.Due(now)) {
+      case WakeSchedule::Action::kPass: {
+        schedule.Passed(now);
+        const auto start = std::chrono::steady_clock::now();
+        StatusOr<PassSummary> pass = Pass();
+        if (observed) {
+          observed(pass,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+        if (!pass.ok()) {
+          note_error(pass.status());
+          if (pass.status().code() == Code::kInvalidArgument) return pass.status();
+        } else {
+          failures.Succeeded("enroll: passes run");
+          if ((pass->invited > 0 || pass->enrolled > 0) && logf_) {
+            logf_(
+                fmt::format("enroll: pass over {} boxes: {} invited, {} enrolled, {} refused, {} "
+                            "waiting, {} errors",
+                            pass->boxes, pass->invited, pass->enrolled, pass->refused,
+                            pass->waiting, pass->errors));
+          }
+        }
+        continue;
       }
+      case WakeSchedule::Action::kCheck: {
+        schedule.Checked(now);
+        StatusOr<std::vector<std::string>> changed = informer_.Changed();
+        if (!changed.ok()) {
+          // The next full pass says it again, and tries again.
+          note_error(changed.status());
+          continue;
+        }
+        if (std::any_of(changed->begin(), changed->end(),
+                        [&](const std::string& k) { return Matters(k); })) {
+          schedule.Changed();
+        }
+        continue;
+      }
+      case WakeSchedule::Action::kWait:
+        break;
     }
-    if (!clock_->Sleep(settings_.every, stop)) break;
+    auto wait = std::max(Milliseconds(1),
+                         std::chrono::duration_cast<Milliseconds>(schedule.NextAt() - now));
+    if (watcher != nullptr) {
+      std::vector<std::string> keys = watcher->Wait(wait, stop);
+      if (std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return Matters(k); })) {
+        schedule.Changed();
+      }
+    } else if (!clock_->Sleep(wait, stop)) {
+      break;
+    }
   }
   if (logf_) logf_("enroll: stopped");
   return OkStatus();
@@ -215,6 +305,7 @@ Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::
   const std::string key = identity::InvitationKey(docs.box);
   StatusOr<std::string> written = store_->Put(key, *bytes, put);
   if (written.ok()) {
+    informer_.Wrote(key, *bytes, *written);
     o.acted = true;
     std::string digest = identity::Sha256Digest(*bytes);
     std::string what =
@@ -233,7 +324,9 @@ Outcome Enroller::WriteInvitation(const BoxDocs& docs, bool replace, const std::
   }
   if (written.status().code() == Code::kPreconditionFailed) {
     // Another enroller wrote first: its invitation stands if it verifies.
-    DocState<identity::Invitation> theirs = ReadInvitation(*store_, docs, settings_, now);
+    // Straight from the store: what the informer keeps is what lost.
+    DocState<identity::Invitation> theirs =
+        ReadInvitation(StoreReader(*store_), docs, settings_, now);
     if (theirs.valid()) {
       o.line = fmt::format(
           "enroll: {}: another enroller invited it first (invitation {}, "
@@ -276,13 +369,14 @@ Outcome Enroller::WriteEnrollment(const BoxDocs& docs) {
   StatusOr<std::string> written =
       store_->Put(key, *bytes, PutOptions{PutCondition::kCreateOnly, ""});
   if (written.ok()) {
+    informer_.Wrote(key, *bytes, *written);
     o.acted = true;
     o.line = fmt::format("enroll: {}: enrolled (record {}, invitation {}, guard {})", docs.box,
                          e.record_digest, e.invitation_digest, e.guard_digest);
     return o;
   }
   if (written.status().code() == Code::kPreconditionFailed) {
-    DocState<identity::Enrollment> theirs = ReadEnrollment(*store_, docs, settings_);
+    DocState<identity::Enrollment> theirs = ReadEnrollment(StoreReader(*store_), docs, settings_);
     if (theirs.valid()) {
       o.line = fmt::format("enroll: {}: another enroller enrolled it first (enrollment {})",
                            docs.box, theirs.parsed->digest);
@@ -359,6 +453,7 @@ Status Enroller::Readmit(BoxDocs docs) {
   const std::string& box = docs.box;
   const std::string key = identity::EnrollmentKey(box);
   const std::string withdrawn = docs.enrollment.parsed ? docs.enrollment.parsed->digest : "";
+  informer_.Forget(key);
   if (Status st = store_->Delete(key); !st.ok()) {
     return Unavailable(
         fmt::format("{}: its enrollment {} was not withdrawn: {}; it stays enrolled, run again",
@@ -371,7 +466,7 @@ Status Enroller::Readmit(BoxDocs docs) {
         box, withdrawn));
   }
   docs.enrollment = DocState<identity::Enrollment>{};
-  docs.invitation = ReadInvitation(*store_, docs, settings_, clock_->Now());
+  docs.invitation = ReadInvitation(StoreReader(*store_), docs, settings_, clock_->Now());
   if (docs.invitation.store_error()) return Unavailable(docs.invitation.status.message());
   const bool referenced = docs.referenced_by && !docs.referenced_by->empty();
   Outcome o = WriteInvitation(docs, docs.invitation.present,
@@ -456,7 +551,7 @@ Status Enroller::Retire(std::string_view box, std::string_view reason) {
     return OkStatus();
   }
   if (written.status().code() != Code::kPreconditionFailed) return written.status();
-  DocState<identity::Retirement> theirs = ReadRetirement(*store_, docs, settings_);
+  DocState<identity::Retirement> theirs = ReadRetirement(StoreReader(*store_), docs, settings_);
   if (theirs.valid()) {
     if (logf_) {
       logf_(fmt::format("enroll: {}: already retired at {}", box,
@@ -483,8 +578,8 @@ StatusOr<std::vector<BoxRow>> Enroller::List(const std::optional<std::string>& r
     // Labels with documents but no record: read as every other box, so that
     // the stage is the box's own (a retirement of the label comes first).
     for (const std::string& box : fleet.listing.Unrecorded()) {
-      BoxDocs b = ReadBoxDocs(*store_, fleet.listing, box, settings_, checker_, fleet.now,
-                              ReadDepth::kEverything);
+      BoxDocs b = ReadBoxDocs(StoreReader(*store_), fleet.listing, box, settings_, checker_,
+                              fleet.now, ReadDepth::kEverything);
       rows.push_back(MakeRow(b, Decide(b, settings_, fleet.now), fleet.now));
     }
   }

@@ -10,9 +10,10 @@
 // conflicting documents and never undo each other's.
 //
 // Cost (docs/enroll.md, "Cost of a pass"): a pass lists the six prefixes
-// once (one request per 1000 keys each) and then reads only documents that
-// exist and can change its decision, on at most `settings.workers` threads:
-// with nothing to do, at most 4 store requests per box.
+// once with version tags (one request per 1000 keys each) and then reads
+// only documents that exist, can change its decision, and changed since the
+// Enroller last read them (informer.h), on at most `settings.workers`
+// threads: with nothing changed, no request but the listings.
 //
 // Log lines: each action ("enroll: web-1: invited (...)") is logged when it
 // is taken; each refusal or reason for not enrolling ("enroll: web-1:
@@ -30,16 +31,19 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/status.h"
 #include "enroll/box_docs.h"
+#include "enroll/informer.h"
 #include "enroll/list_view.h"
 #include "enroll/reason_log.h"
 #include "enroll/settings.h"
 #include "enroll/verdict.h"
+#include "enroll/wakeup.h"
 #include "store/store.h"
 
 namespace carlos::enroll {
@@ -80,13 +84,22 @@ class Enroller {
   // enrollment key. Per-box failures are outcomes, not errors.
   StatusOr<PassSummary> Pass();
 
-  // Runs Pass every `settings.every` until `stop` is requested; a pass's
+  // Runs Pass at least every `settings.every` until `stop` is requested,
+  // and sooner when something changed that matters (wakeup.h): a new or
+  // changed identity record, invitation, enrollment or retirement, or a
+  // status report of a box that is not enrolled or retired. With `watcher`
+  // (a directory store) changes come from it; without, from a change check
+  // every `settings.check_every` (Informer::Changed). A pass's or a check's
   // error is logged once per distinct message ("enroll: <error>; trying
   // again in 15s") and the loop goes on. Returns OK when stopped.
   // `observed`, when set, is told each pass's result and its wall time in
   // seconds (the enroller's metrics; enroll/enroll_metrics.h).
   using PassObserver = std::function<void(const StatusOr<PassSummary>&, double seconds)>;
-  Status Watch(const Stop& stop, const PassObserver& observed = {});
+  Status Watch(const Stop& stop, const PassObserver& observed = {}, DirWatcher* watcher = nullptr);
+
+  // True when a change of `key` can change a pass's decision: every key but
+  // the status report of a box the last pass found enrolled or retired.
+  bool Matters(std::string_view key) const;
 
   // Invites `box` by hand, with the checks of automatic enrollment;
   // `force` invites a referenced box anyway (and says so, in the log and in
@@ -127,8 +140,13 @@ class Enroller {
  private:
   struct Fleet;
   // Reads the fleet: every record to `depth` (`focus`, when set, to
-  // kEverything), conflicts marked.
-  StatusOr<Fleet> ReadFleet(ReadDepth depth, std::optional<std::string_view> focus);
+  // kEverything), conflicts marked; `informed`: through the informer
+  // (Pass), else straight from the store (one-shot commands).
+  StatusOr<Fleet> ReadFleet(ReadDepth depth, std::optional<std::string_view> focus,
+                            bool informed = false);
+  // Logs, once per box, a clock skew beyond settings_.report_clock_skew
+  // between the box's report stamp and when the enroller saw it written.
+  void NoteSkew(const BoxDocs& docs);
   // Writes the invitation, re-invitation or enrollment `verdict` asks for.
   Outcome Act(const BoxDocs& docs, const Verdict& verdict, bool forced);
   Outcome WriteInvitation(const BoxDocs& docs, bool replace, const std::string& why_again,
@@ -149,6 +167,11 @@ class Enroller {
   EnrollerSettings settings_;
   RecordChecker checker_;
   ReasonLog reasons_;
+  Informer informer_;
+  std::unordered_set<std::string> skew_logged_;
+  // Boxes the last pass found enrolled or retired: their reports' changes
+  // do not wake the watch loop.
+  std::unordered_set<std::string> settled_;
 };
 
 }  // namespace carlos::enroll

@@ -10,6 +10,7 @@
 
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct FleetListing {
   std::unordered_set<std::string> retired;
   std::unordered_set<std::string> edges;  // Writers of an edges file.
   std::unordered_set<std::string> reports;
+  // Each listed document's version tag by key (records, invitations,
+  // enrollments, retirements, reports; not edges files, whose presence is
+  // all a pass uses), when listed with versions; else empty.
+  std::unordered_map<std::string, std::string> versions;
 
   // Labels that have some document but no identity record, ascending:
   // `carlos boxes list` shows them as unrecorded.
@@ -34,9 +39,10 @@ struct FleetListing {
 };
 
 // Lists the six prefixes (identity/store_keys.h), on up to `workers`
-// threads. Keys that are not "<prefix><label>.json" are skipped. Errors: the
-// first listing error, as Store::List (the pass cannot know the fleet, so
-// it does nothing).
-StatusOr<FleetListing> ListFleet(Store& store, int workers);
+// threads; with `versions`, the documents' prefixes through
+// Store::ListVersions, filling `versions` (the informer, informer.h). Keys
+// that are not "<prefix><label>.json" are skipped. Errors: the first listing
+// error, as Store::List (the pass cannot know the fleet, so it does nothing).
+StatusOr<FleetListing> ListFleet(Store& store, int workers, bool versions = false);
 
 }  // namespace carlos::enroll

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "enroll/stage.h"
+#include "protocol/guard_ready.h"
 
 namespace carlos::enroll {
 
@@ -21,7 +22,8 @@ BoxRow MakeRow(const BoxDocs& docs, const Verdict& verdict, SystemTime now) {
   if (docs.report.valid()) {
     const identity::StatusReport& r = docs.report.parsed->doc;
     row.reported_at = r.reported_at;
-    row.report_age = std::chrono::duration_cast<Milliseconds>(now - r.reported_at);
+    row.report_age =
+        protocol::FreshnessOf(docs.report_written_at.value_or(now), now, Milliseconds::max()).age;
     if (r.guard) row.guard_armed = r.guard->armed;
   }
   // A box that is enrolled publishes its own edges file as it hosts: that

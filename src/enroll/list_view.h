@@ -21,8 +21,9 @@ struct BoxRow {
   std::string region;       // From the identity record; "" when unrecorded or refused.
   std::string stage;        // protocol/mode.h StageName, or "unknown" (a store error).
   std::string instance_id;  // From the identity record.
-  // The latest status report's time and age by the enroller's clock, when
-  // one verifies.
+  // The latest status report's time (the box's stamp) and its age since the
+  // enroller saw it written (its own clock: BoxDocs::report_written_at),
+  // when one verifies.
   std::optional<SystemTime> reported_at;
   std::optional<Milliseconds> report_age;
   // The report's guard facts: armed or not; nullopt without guard facts.

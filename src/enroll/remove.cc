@@ -80,7 +80,8 @@ StatusOr<Removal> RemoveBox(Store& store, const EnrollerSettings& settings, Syst
   }
   if (!force) {
     RecordChecker checker(&settings);
-    BoxDocs docs = ReadBoxDocs(store, fleet, box, settings, checker, now, ReadDepth::kEverything);
+    BoxDocs docs =
+        ReadBoxDocs(StoreReader(store), fleet, box, settings, checker, now, ReadDepth::kEverything);
     for (const Status* st : {docs.record.store_error() ? &docs.record.status : nullptr,
                              docs.enrollment.store_error() ? &docs.enrollment.status : nullptr,
                              docs.report.store_error() ? &docs.report.status : nullptr}) {
@@ -108,7 +109,8 @@ StatusOr<std::vector<Removal>> PruneRetired(Store& store, const EnrollerSettings
   RecordChecker checker(&settings);
   std::vector<Removal> out;
   for (const std::string& box : retired) {
-    BoxDocs docs = ReadBoxDocs(store, fleet, box, settings, checker, now, ReadDepth::kEverything);
+    BoxDocs docs =
+        ReadBoxDocs(StoreReader(store), fleet, box, settings, checker, now, ReadDepth::kEverything);
     if (!docs.retirement.valid()) continue;
     if (now - docs.retirement.parsed->doc.retired_at < older_than) continue;
     out.push_back(Delete(store, fleet, box));

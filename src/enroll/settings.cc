@@ -9,6 +9,7 @@
 #include <charconv>
 #include <memory>
 
+#include "base/duration.h"
 #include "base/files.h"
 #include "base/strings.h"
 #include "identity/iid.h"
@@ -167,6 +168,16 @@ StatusOr<EnrollerSettings> SettingsFromEnv(const Getenv& getenv, KeyNeed need) {
   s.report_freshness = timings->report_freshness;
   s.invitation_lifetime = timings->invitation_lifetime;
   s.report_clock_skew = timings->report_clock_skew;
+
+  std::string check = TrimSpace(getenv("CARLOS_ENROLL_CHECK_EVERY"));
+  if (!check.empty()) {
+    StatusOr<std::chrono::nanoseconds> d = ParseDuration(check);
+    if (!d.ok() || *d < std::chrono::milliseconds(10)) {
+      return InvalidArgument("CARLOS_ENROLL_CHECK_EVERY: " + check +
+                             " is not a duration of 10ms or more (e.g. 1s)");
+    }
+    s.check_every = std::chrono::duration_cast<Milliseconds>(*d);
+  }
 
   std::string workers = TrimSpace(getenv("CARLOS_ENROLL_WORKERS"));
   if (!workers.empty()) {

@@ -92,10 +92,16 @@ struct EnrollerSettings {
   // DESIGN.md, "Timings": the watch interval (joinEvery), reportFreshness,
   // the invitation lifetime.
   Milliseconds every{15'000};
+  // The watch loop's change check on a store without events (S3), and the
+  // shortest time between two passes a change starts (wakeup.h;
+  // CARLOS_ENROLL_CHECK_EVERY, 1s).
+  Milliseconds check_every{1'000};
   Milliseconds report_freshness{5 * 60'000};
   Milliseconds invitation_lifetime{24 * 3600'000};
-  // How far in the future (by the enroller's clock) a report may be dated
-  // and still count as fresh: the boxes' clocks are not the enroller's.
+  // The clock skew between a box and the enroller (its report's stamp
+  // against when the enroller saw the report written) beyond which the
+  // enroller logs it, once per box. Freshness does not depend on it
+  // (protocol::FreshnessOf; docs/protocol.md, "Clocks").
   Milliseconds report_clock_skew{30'000};
   // Store requests in flight at once, at most (a worker pool of this size).
   int workers = 8;

@@ -118,7 +118,7 @@ Verdict Decide(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime
 Verdict CheckReport(const BoxDocs& docs, const EnrollerSettings& settings, SystemTime now) {
   protocol::GuardReadyCheck c =
       protocol::CheckGuardReady(docs.report, *docs.record.parsed, *docs.invitation.parsed, now,
-                                settings.report_freshness, settings.report_clock_skew);
+                                docs.report_written_at.value_or(now), settings.report_freshness);
   switch (c.readiness) {
     case protocol::GuardReadiness::kReady:
       return Make(VerdictKind::kEnroll, Reason::kNone, "");

@@ -24,7 +24,7 @@
 //     signed by another key        -> refused "conflict"
 //     refused otherwise            -> not enrolled "report refused"
 //     without guard facts          -> not enrolled "not guard-ready"
-//     older than reportFreshness or dated beyond the allowed skew
+//     written reportFreshness ago or more, as the enroller saw it
 //                                  -> not enrolled "report stale"
 //     for another box instance or region than the record's
 //                                  -> not enrolled "report mismatch"

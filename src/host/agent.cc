@@ -4,13 +4,17 @@
 #include <sys/stat.h>
 
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "base/files.h"
 #include "base/mutex.h"
 #include "base/strings.h"
 #include "host/agent_metrics.h"
 #include "host/entry.h"
+#include "host/event_wake.h"
 #include "host/gate.h"
+#include "host/handover.h"
 #include "host/hosting.h"
 #include "host/joining.h"
 #include "host/joinmode.h"
@@ -28,11 +32,17 @@
 #include "protocol/timings.h"
 #include "protocol/version.h"
 #include "status/report.h"
+#include "store/cached_reads.h"
+#include "store/dir_store.h"
 #include "store/store.h"
 
 namespace carlos::host {
 
 namespace {
+
+// The fast poll's interval (host/wake.h): "within about a second". Its
+// bound is joinNudgeEvery.
+constexpr Milliseconds kFastPollEvery{1'000};
 
 // What opening the deployment's stores and this box's keys gives: shared by
 // the mode facts, the record loop, the reports and hosting.
@@ -40,7 +50,33 @@ struct Opened {
   std::shared_ptr<Store> store;
   identity::PrivateKey box_key;
   ModeFacts facts;
+  // The mode checks' reads of this box's keys, revalidated
+  // (store/cached_reads.h).
+  std::shared_ptr<CachedReads> reads;
+  // The directory store's root, when the store is one ("" on S3): its
+  // files for this box's keys are watched while joining.
+  std::string dir_root;
 };
+
+// What a joining box watches (host/event_wake.h): its guard's files, and on
+// the directory store this box's own keys. Each directory's parent is
+// watched for its name, so that one made later is watched from then on.
+std::vector<EventWake::Watch> JoiningWatches(const std::string& data_dir,
+                                             const std::string& dir_root, const std::string& box) {
+  std::vector<EventWake::Watch> w = {
+      {data_dir, {"hostguard"}},
+      {data_dir + "/hostguard", {"guard.json", "armed.json"}},
+  };
+  if (!dir_root.empty()) {
+    const std::set<std::string> kinds = {"boxes", "invitations", "enrollments", "retired", "edges"};
+    w.push_back({dir_root, {"control"}});
+    w.push_back({dir_root + "/control", kinds});
+    for (const std::string& kind : kinds) {
+      w.push_back({dir_root + "/control/" + kind, {box + ".json"}});
+    }
+  }
+  return w;
+}
 
 // Whether the local guard is armed; one that cannot be read counts as armed
 // (region HA's rules then apply, and the mode stays unknown until it can be
@@ -86,6 +122,12 @@ class Agent {
     AgentEntry(
         env_.getenv, [this] { return ResolveGroup(); }, host::GroupReferenceBackoff, *env_.clock,
         env_.logf, *env_.stop, [this] { return Gate(); }, [this] { exit_code_ = Host(); });
+    if (handover_ && StartedByGuardExec(env_.getenv)) {
+      // host/handover.h: no restart delay; guard-exec checks as on a restart.
+      env_.logf("agent: joining: handing over to the claim agent through guard-exec at once");
+      Status st = ExecThroughGuardExec();
+      env_.logf("agent: joining: " + st.ToString() + "; exiting for systemd to restart it");
+    }
     return exit_code_;
   }
 
@@ -131,6 +173,8 @@ class Agent {
   // Opens the store, the enrollment key and the box key.
   StatusOr<std::shared_ptr<Opened>> Open() {
     CARLOS_ASSIGN_OR_RETURN(std::shared_ptr<Store> store, OpenStore(env_.getenv));
+    std::string dir_root;
+    if (const auto* dir = dynamic_cast<const DirStore*>(store.get())) dir_root = dir->root();
     if (metrics_) {
       store = std::make_shared<metrics::MeasuredStore>(store, metrics_->store(), env_.clock);
     }
@@ -138,14 +182,16 @@ class Agent {
                             protocol::EnrollmentPublicKeyFromEnv(env_.getenv));
     StatusOr<identity::PrivateKey> box_key = identity::LoadOrCreateBoxKey(data_dir_);
     if (!box_key.ok()) return box_key.status().Annotate("the box key");
-    auto o = std::make_shared<Opened>(Opened{std::move(store), *box_key, {}});
+    auto o = std::make_shared<Opened>(Opened{std::move(store), *box_key, {}, nullptr, dir_root});
+    o->reads = std::make_shared<CachedReads>(o->store.get());
 
     ModeFacts& f = o->facts;
     f.box = label_;
     f.now = [clock = env_.clock] { return clock->Now(); };
     // A vanished directory store answers kUnavailable itself (DirStore), so
     // a read error here is always "cannot say", never "absent".
-    f.read = [store = o->store](const std::string& key) { return store->GetIfExists(key); };
+    // Conditional reads: a check that finds nothing new transfers no bodies.
+    f.read = [reads = o->reads](const std::string& key) { return reads->Read(key); };
     f.guard = [dir = data_dir_] { return protocol::ReadLocalGuard(dir, /*owner_uid=*/0); };
     f.enrollment_key = enrollment_key;
     f.box_key = o->box_key.public_key();
@@ -295,11 +341,27 @@ class Agent {
     j.request_arm = [this] { return RequestArm(); };
     j.every = timings_.join_every;
     j.nudge_every = timings_.join_nudge_every;
+    // host/wake.h: events end a wait at once; where the store's changes are
+    // not watched (S3, or no inotify), a fast poll after each act.
+    StatusOr<std::unique_ptr<EventWake>> wake =
+        EventWake::Open(JoiningWatches(data_dir_, o->dir_root, label_));
+    if (wake.ok()) {
+      j.wake = (*wake)->AsWake();
+    } else {
+      env_.logf("agent: joining: changes on this box are not watched (" + wake.status().ToString() +
+                "); checking every " + FormatDuration(timings_.join_every) + " and every " +
+                FormatDuration(kFastPollEvery) + " while an answer is expected");
+    }
+    if (!wake.ok() || o->dir_root.empty()) {
+      j.fast = FastPoll{kFastPollEvery, timings_.join_nudge_every};
+    }
     j.clock = env_.clock;
     j.logf = env_.logf;
     j.warnf = env_.warnf;
     j.health = &lbhealth::Default();
-    return RunJoining(j, stop).status;
+    JoinOutcome out = RunJoining(j, stop);
+    if (out.status.ok()) handover_ = true;
+    return out.status;
   }
 
   int Host() {
@@ -364,6 +426,7 @@ class Agent {
   std::optional<imds::InstanceIdentity> instance_ CARLOS_GUARDED_BY(instance_mu_);
   int instance_failures_ CARLOS_GUARDED_BY(instance_mu_) = 0;
   int exit_code_ = 0;
+  bool handover_ = false;  // Joining ended: the box is enrolled and armed.
 };
 
 }  // namespace

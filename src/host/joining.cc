@@ -1,5 +1,6 @@
 #include "host/joining.h"
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <thread>
@@ -38,6 +39,7 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
   // The helpers run until this run ends (`done`), which is at the latest
   // when `stop` is requested: the loop below returns then.
   Stop done;
+  std::atomic<bool> recorded{false};  // The record is newly in place.
   std::thread serve([&] {
     Status st = j.serve(done);
     if (!st.ok()) {
@@ -45,7 +47,12 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
           "agent: joining: the load balancer health check is not answered: " + st.ToString());
     }
   });
-  std::thread record([&] { j.record(done); });
+  std::thread record([&] {
+    j.record(done);
+    if (done.requested()) return;
+    recorded = true;
+    if (j.wake.notify) j.wake.notify();
+  });
   StopAndJoin cleanup(&done, &serve, &record);
 
   protocol::ModeDecision last;
@@ -53,9 +60,12 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
   FailureLog failures(j.logf, j.clock, j.warnf), arm_log(j.logf, j.clock, j.warnf),
       report_log(j.logf, j.clock, j.warnf);
   std::optional<SystemTime> nudged;  // Never nudged: a nudge is due.
+  // When the box last did what another party answers (host/wake.h).
+  std::optional<SystemTime> expecting_since;
   for (;;) {
     StatusOr<protocol::ModeDecision> d = j.select();
     SystemTime now = j.clock->Now();
+    if (recorded.exchange(false)) expecting_since = now;
     if (!d.ok()) {
       failures.Failed(d.status().ToString(),
                       "agent: joining: " + d.status().ToString() + "; checking again");
@@ -73,6 +83,10 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
       }
       last = *d;
       if (!nudged || now - *nudged >= j.nudge_every) {
+        // The first nudge of a stage starts the fast poll; a repeated one
+        // (the same stage a joinNudgeEvery later) does not, so a box whose
+        // answer does not come falls back to joinEvery (host/wake.h).
+        const bool first = !nudged;
         switch (d->stage) {
           case protocol::Stage::kInvited:
             if (Status st = j.request_arm(); !st.ok()) {
@@ -81,6 +95,7 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
                   "agent: joining: could not ask root to arm the guard: " + st.ToString());
             } else {
               arm_log.Succeeded("agent: joining: root is asked to arm the guard");
+              if (first) expecting_since = now;
             }
             break;
           case protocol::Stage::kGuardInstalled:
@@ -91,6 +106,7 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
                   "agent: joining: the guard-ready report was not published: " + st.ToString());
             } else {
               report_log.Succeeded("agent: joining: the guard-ready report is published");
+              if (first) expecting_since = now;
             }
             break;
           default:
@@ -99,9 +115,10 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
         nudged = now;
       }
     }
-    if (!j.clock->Sleep(j.every, stop)) {
-      return {last, Cancelled("joining stopped")};
-    }
+    const Milliseconds next = NextCheckIn(now, expecting_since, j.every, j.fast);
+    const Woke woke = j.wake.wait ? j.wake.wait(next, stop)
+                                  : (j.clock->Sleep(next, stop) ? Woke::kTimeout : Woke::kStopped);
+    if (woke == Woke::kStopped) return {last, Cancelled("joining stopped")};
   }
 }
 

@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/status.h"
+#include "host/wake.h"
 #include "lbhealth/health.h"
 #include "protocol/mode.h"
 
@@ -41,6 +42,12 @@ struct Joining {
   // nudge is repeated while the stage stays the same (joinNudgeEvery).
   Milliseconds every{15'000};
   Milliseconds nudge_every{60'000};
+  // What ends a wait early (host/wake.h); `wake.wait` empty: the clock's
+  // Sleep, the seed's plain wait. `wake.notify`, when set, is called once
+  // the record is in place (`record` returned before the run ended).
+  Wake wake;
+  // The fast poll after the box's own acts (host/wake.h); off by default.
+  FastPoll fast;
   Clock* clock = nullptr;
   Logf logf;
   // Failure lines at warning priority (base/log_layout.h); unset: logf.
@@ -58,11 +65,11 @@ struct JoinOutcome {
   Status status;
 };
 
-// Runs `j` until the box can host or `stop` is requested, exactly as the
-// seed's joining.run:
+// Runs `j` until the box can host or `stop` is requested, as the seed's
+// joining.run (exactly so with `wake` and `fast` left empty):
 //  - health 503 from the first moment; serve and record start concurrently
 //    (and are stopped and joined before this returns);
-//  - every `every`: select the mode;
+//  - select the mode (at least every `every`);
 //  - an error: "agent: joining: <err>; checking again", once per distinct
 //    error;
 //  - hosting: "agent: joining: <box> is enrolled and its guard is armed;
@@ -73,7 +80,13 @@ struct JoinOutcome {
 //    the selection): invited -> request_arm ("agent: joining: could not ask
 //    root to arm the guard: <err>" on failure), guard-installed or
 //    guard-ready -> report ("agent: joining: the guard-ready report was not
-//    published: <err>"); any stage counts as nudged.
+//    published: <err>"); any stage counts as nudged;
+//  - then waits NextCheckIn(now, expecting_since, every, fast) (host/
+//    wake.h) through `wake`, where expecting_since is the time of the last
+//    check that found the record newly in place, or of the last successful
+//    request_arm or report that was the first nudge of its stage (a
+//    repeated nudge does not extend the fast poll); a wait that ends early
+//    (an event) checks at once.
 // Blocks the calling thread. Requires every field set.
 JoinOutcome RunJoining(const Joining& j, const Stop& stop);
 

@@ -28,19 +28,15 @@ StatusOr<InstanceIdentity> ReadInstanceIdentity(ImdsClient& client) {
     if (reach.code() != Code::kDeadlineExceeded && reach.code() != Code::kUnavailable) {
       return reach;
     }
-    if (not_ec2) {
-      id.unattested = Unattested::kNotOnEc2;
-      id.unattested_reason = fmt::format("not on EC2: {}; {}", platform.evidence, reach.message());
-      return id;
-    }
-    // On EC2, or cannot tell: IMDS may answer in a moment (an instance
+    // On EC2, cannot tell, or an endpoint the operator named (an emulator
+    // that may start in a moment): IMDS may answer in a moment (an instance
     // still booting, a hop limit being fixed). Never a fact for good.
     return Status(reach.code(),
                   fmt::format("{}; {} ({}), so it is not recorded as unattested: asking again",
                               reach.message(),
-                              platform.platform == Ec2Platform::kEc2
-                                  ? "this box is on EC2"
-                                  : "whether this box is on EC2 cannot be told",
+                              platform.platform == Ec2Platform::kEc2 ? "this box is on EC2"
+                              : not_ec2 ? "CARLOS_IMDS_ENDPOINT names an IMDS for this box"
+                                        : "whether this box is on EC2 cannot be told",
                               platform.evidence));
   }
   CARLOS_ASSIGN_OR_RETURN(id.document, client.IdentityDocument());

@@ -44,10 +44,11 @@ struct InstanceIdentity {
 //   - the machine's marks say not EC2 (DetectEc2Platform on
 //     client.options().sysfs_root gives kNotEc2): with AWS's own endpoint
 //     nothing is sent and the box is unattested (kNotOnEc2) at once; with
-//     another endpoint (an emulator) IMDS is asked, and the box is
-//     unattested only when it does not answer;
-//   - otherwise (on EC2, or cannot tell) IMDS not answering (a timeout, a
-//     refused connection) is an error, kUnavailable or kDeadlineExceeded,
+//     another endpoint (an emulator the operator named) IMDS is asked, as
+//     below;
+//   - otherwise (on EC2, cannot tell, or a named endpoint) IMDS not
+//     answering (a timeout, a refused connection) is an error, kUnavailable
+//     or kDeadlineExceeded,
 //     whose message names the endpoint, the cause and what the marks said;
 //     the caller retries with backoff and records nothing.
 // IMDS answering but failing (404, 5xx, 401 twice, a document that

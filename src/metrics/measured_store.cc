@@ -31,7 +31,8 @@ std::string OutcomeLabel(const Status& status) {
 }
 
 StoreCounts MeasuredStore::counts() const {
-  return StoreCounts{gets_.load(), puts_.load(), lists_.load(), deletes_.load()};
+  return StoreCounts{gets_.load(), puts_.load(), lists_.load(), deletes_.load(),
+                     not_modified_.load()};
 }
 
 void MeasuredStore::Reset() {
@@ -39,11 +40,14 @@ void MeasuredStore::Reset() {
   puts_.store(0);
   lists_.store(0);
   deletes_.store(0);
+  not_modified_.store(0);
 }
 
-void MeasuredStore::Record(const char* operation, const Status& status, double seconds, bool read) {
+void MeasuredStore::Record(const char* operation, const Status& status, double seconds, bool read,
+                           bool not_modified) {
   if (!metrics_) return;
-  metrics_->requests->With({operation, OutcomeLabel(status)})->Increment();
+  metrics_->requests->With({operation, not_modified ? "not_modified" : OutcomeLabel(status)})
+      ->Increment();
   metrics_->duration->With({operation})->Observe(seconds);
   if (read && (status.ok() || status.code() == Code::kNotFound)) {
     metrics_->last_read->With({})->Set(UnixSeconds(*clock_));
@@ -58,6 +62,17 @@ StatusOr<Object> MeasuredStore::Get(std::string_view key) {
   return r;
 }
 
+StatusOr<Revalidated> MeasuredStore::GetIfNoneMatch(std::string_view key,
+                                                    std::string_view version) {
+  gets_.fetch_add(1, std::memory_order_relaxed);
+  auto start = std::chrono::steady_clock::now();
+  StatusOr<Revalidated> r = inner_->GetIfNoneMatch(key, version);
+  const bool same = r.ok() && r->not_modified;
+  if (same) not_modified_.fetch_add(1, std::memory_order_relaxed);
+  Record("get", r.status(), SecondsSince(start), true, same);
+  return r;
+}
+
 StatusOr<std::string> MeasuredStore::Put(std::string_view key, std::string_view data,
                                          const PutOptions& options) {
   puts_.fetch_add(1, std::memory_order_relaxed);
@@ -69,9 +84,20 @@ StatusOr<std::string> MeasuredStore::Put(std::string_view key, std::string_view 
 
 StatusOr<ListPage> MeasuredStore::List(std::string_view prefix, std::string_view token,
                                        int max_keys) {
+  return CountedList(false, prefix, token, max_keys);
+}
+
+StatusOr<ListPage> MeasuredStore::ListVersions(std::string_view prefix, std::string_view token,
+                                               int max_keys) {
+  return CountedList(true, prefix, token, max_keys);
+}
+
+StatusOr<ListPage> MeasuredStore::CountedList(bool versions, std::string_view prefix,
+                                              std::string_view token, int max_keys) {
   lists_.fetch_add(1, std::memory_order_relaxed);
   auto start = std::chrono::steady_clock::now();
-  StatusOr<ListPage> r = inner_->List(prefix, token, max_keys);
+  StatusOr<ListPage> r = versions ? inner_->ListVersions(prefix, token, max_keys)
+                                  : inner_->List(prefix, token, max_keys);
   Record("list", r.status(), SecondsSince(start), true);
   return r;
 }

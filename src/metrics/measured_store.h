@@ -11,7 +11,8 @@
 // operation is get, put, list or delete; outcome is the Status code's name
 // with '_' for ' ' (ok, not_found, precondition_failed, unavailable, ...;
 // base/status.h), so the labels are bounded. A Get that answers not_found
-// counts as a successful read (the store answered).
+// counts as a successful read (the store answered); a conditional get
+// answered "not modified" (GetIfNoneMatch) is outcome not_modified.
 //
 // Thread-safety: as the wrapped store; the metrics are thread-safe.
 #pragma once
@@ -42,6 +43,8 @@ struct StoreCounts {
   int64_t puts = 0;
   int64_t lists = 0;
   int64_t deletes = 0;
+  // Of the gets, the conditional ones answered "not modified" (no bytes).
+  int64_t not_modified = 0;
   int64_t total() const { return gets + puts + lists + deletes; }
 };
 
@@ -60,9 +63,18 @@ class MeasuredStore : public Store {
       : inner_(inner), metrics_(metrics), clock_(clock) {}
 
   StatusOr<Object> Get(std::string_view key) override;
+  // Forwarded to the wrapped store's (so an S3 store still answers 304);
+  // counted as a get, outcome "not_modified" when it is.
+  StatusOr<Revalidated> GetIfNoneMatch(std::string_view key, std::string_view version) override;
   StatusOr<std::string> Put(std::string_view key, std::string_view data,
                             const PutOptions& options) override;
   StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max_keys) override;
+  // Forwards to the inner store's ListVersions; counts as one list request
+  // (operation "list"), as it is one request on S3. (A store whose
+  // ListVersions is the default reads each key too; those reads go to the
+  // inner store and are not counted here.)
+  StatusOr<ListPage> ListVersions(std::string_view prefix, std::string_view token,
+                                  int max_keys) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return inner_->Describe(); }
 
@@ -72,13 +84,17 @@ class MeasuredStore : public Store {
   void Reset();
 
  private:
-  void Record(const char* operation, const Status& status, double seconds, bool read);
+  void Record(const char* operation, const Status& status, double seconds, bool read,
+              bool not_modified = false);
+  // List or ListVersions of the inner store, counted as one list request.
+  StatusOr<ListPage> CountedList(bool versions, std::string_view prefix, std::string_view token,
+                                 int max_keys);
 
   std::shared_ptr<Store> owned_;
   Store* inner_;
   StoreMetrics* metrics_;
   Clock* clock_;
-  std::atomic<int64_t> gets_{0}, puts_{0}, lists_{0}, deletes_{0};
+  std::atomic<int64_t> gets_{0}, puts_{0}, lists_{0}, deletes_{0}, not_modified_{0};
 };
 
 // Registers carlos_build_info{version,commit} 1 (the release and the

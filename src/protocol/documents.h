@@ -50,6 +50,10 @@ struct DocState {
   std::optional<identity::Parsed<T>> parsed;
   // The store's version tag of what was read (for compare-and-swap).
   std::string version;
+  // How long before the read the document was written, as the reader
+  // could tell without the writer's clock (Object::age, store.h), when it
+  // could.
+  std::optional<Milliseconds> age = std::nullopt;
   // OK when read, parsed and checked; otherwise the store's error
   // (kUnavailable, ...) or the refusal (kCorrupt with an identity::Refusal
   // payload).
@@ -81,6 +85,7 @@ DocState<T> ReadDoc(const ReadKey& read, const std::string& key, ParseFn parse) 
     return d;
   }
   d.version = (*obj)->version;
+  d.age = (*obj)->age;
   StatusOr<identity::Parsed<T>> parsed = parse((*obj)->data);
   if (!parsed.ok()) {
     d.status = parsed.status();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "identity/refusal.h"
 #include "identity/store_keys.h"
 
@@ -12,6 +14,17 @@ namespace {
 GuardReadyCheck Not(GuardReadiness r, std::string detail) { return {r, std::move(detail)}; }
 
 }  // namespace
+
+Freshness FreshnessOf(SystemTime written_at, SystemTime now, Milliseconds freshness) {
+  Freshness f;
+  f.age = std::max(Milliseconds(0), std::chrono::duration_cast<Milliseconds>(now - written_at));
+  f.fresh = f.age < freshness;
+  return f;
+}
+
+Milliseconds ClockSkewOf(SystemTime stamped_at, SystemTime written_at) {
+  return std::chrono::duration_cast<Milliseconds>(stamped_at - written_at);
+}
 
 std::string_view GuardReadinessName(GuardReadiness readiness) {
   switch (readiness) {
@@ -42,7 +55,7 @@ std::string_view GuardReadinessName(GuardReadiness readiness) {
 GuardReadyCheck CheckGuardReady(const DocState<identity::StatusReport>& report,
                                 const identity::Parsed<identity::IdentityRecord>& record,
                                 const identity::Parsed<identity::Invitation>& invitation,
-                                SystemTime now, Milliseconds freshness, Milliseconds clock_skew) {
+                                SystemTime now, SystemTime written_at, Milliseconds freshness) {
   const identity::IdentityRecord& rec = record.doc;
   if (!report.present) {
     return Not(GuardReadiness::kNoReport,
@@ -62,20 +75,13 @@ GuardReadyCheck CheckGuardReady(const DocState<identity::StatusReport>& report,
     return Not(GuardReadiness::kNotGuardReady,
                fmt::format("its status report (stage {}) carries no guard facts", r.stage));
   }
-  auto age = std::chrono::duration_cast<Milliseconds>(now - r.reported_at);
-  if (age >= freshness) {
-    return Not(
-        GuardReadiness::kStale,
-        fmt::format("its guard-ready report is {} old (reported at {}); reportFreshness "
-                    "is {}",
-                    FormatDuration(age), FormatRfc3339(r.reported_at), FormatDuration(freshness)));
-  }
-  if (-age > clock_skew) {
+  if (Freshness f = FreshnessOf(written_at, now, freshness); !f.fresh) {
     return Not(GuardReadiness::kStale,
-               fmt::format("its guard-ready report is dated {} ahead of this enroller's clock "
-                           "(reported at {}); the clock skew allowed is {}",
-                           FormatDuration(-age), FormatRfc3339(r.reported_at),
-                           FormatDuration(clock_skew)));
+               fmt::format("its guard-ready report was written {} ago, as this enroller saw it "
+                           "(the box dated it {}); reportFreshness is {}",
+                           // Whole seconds: S3's age has 1 s resolution.
+                           FormatDuration(std::chrono::duration_cast<Seconds>(f.age)),
+                           FormatRfc3339(r.reported_at), FormatDuration(freshness)));
   }
   if (r.instance_id != rec.instance_id || r.region != rec.region) {
     return Not(GuardReadiness::kMismatch,

@@ -11,8 +11,8 @@
 //   signed by another key than the record's                 kWrongKey
 //   refused otherwise (forged, corrupt, another box)        kRefused
 //   no guard facts                                          kNotGuardReady
-//   reported more than `freshness` before `now`, or dated more than
-//   `clock_skew` after it                                   kStale
+//   written `freshness` or more before `now`, as the reader observed it
+//   (FreshnessOf; never the box's own `reported_at`)         kStale
 //   for another instance or region than the record's        kMismatch
 //   guard not installed or not armed                        kNotArmed
 //   guard bound to another record or invitation digest      kBoundElsewhere
@@ -60,13 +60,33 @@ struct GuardReadyCheck {
   std::string detail;
 };
 
+// The freshness rule, its one home (DESIGN.md, "Timings": reportFreshness;
+// docs/protocol.md, "Clocks"): a document is fresh at `now` while less than
+// `freshness` has passed since `written_at`, where both are the reader's own
+// clock — `written_at` is when the reader saw the document written (the
+// time it read it less the store's own age of it, Object::age, or when it
+// first saw that version), never a time the writer stamped. So a writer's
+// clock, however far off, changes nothing; the allowance is the store's
+// clock against the reader's (docs/protocol.md, "Clocks").
+struct Freshness {
+  bool fresh = true;
+  Milliseconds age{0};  // now - written_at, never negative.
+};
+Freshness FreshnessOf(SystemTime written_at, SystemTime now, Milliseconds freshness);
+
+// How far a writer's clock is ahead of the reader's (negative: behind),
+// as one document shows it: the time the writer stamped on it less when the
+// reader saw it written. Exact to the store's age resolution (S3: 1 s) plus
+// the writer's delay between stamping and writing.
+Milliseconds ClockSkewOf(SystemTime stamped_at, SystemTime written_at);
+
 // Tests `report` (read and checked with CheckReport against the record's
-// key) of a box whose `record` and `invitation` are valid, at `now`.
-// `freshness` is reportFreshness (DESIGN.md, "Timings"), `clock_skew` how far
-// ahead of `now` a report may be dated (milliseconds).
+// key) of a box whose `record` and `invitation` are valid, at `now`, the
+// report having been written at `written_at` (both on the reader's clock;
+// FreshnessOf). `freshness` is reportFreshness (DESIGN.md, "Timings").
 GuardReadyCheck CheckGuardReady(const DocState<identity::StatusReport>& report,
                                 const identity::Parsed<identity::IdentityRecord>& record,
                                 const identity::Parsed<identity::Invitation>& invitation,
-                                SystemTime now, Milliseconds freshness, Milliseconds clock_skew);
+                                SystemTime now, SystemTime written_at, Milliseconds freshness);
 
 }  // namespace carlos::protocol

@@ -33,6 +33,8 @@ struct Timings {
   Milliseconds drain{10'000};
   Milliseconds invitation_lifetime{24 * 3600'000};
   Milliseconds health_header_timeout{10'000};
+  // The box-to-enroller clock skew beyond which the enroller logs a box
+  // (never a freshness bound: docs/protocol.md, "Clocks").
   Milliseconds report_clock_skew{30'000};
 };
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 #include "base/files.h"
 #include "base/strings.h"
@@ -107,7 +108,9 @@ Status MakeParents(const std::string& root, std::string_view rel) {
 }
 
 // Reads the object at `path`: kNotFound when it is absent or is a directory.
-StatusOr<std::string> ReadObject(const std::string& path, std::string_view key) {
+// `st`, when given, gets the file's lstat from before the read.
+StatusOr<std::string> ReadObject(const std::string& path, std::string_view key,
+                                 struct stat* st_out = nullptr) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR)
@@ -119,7 +122,32 @@ StatusOr<std::string> ReadObject(const std::string& path, std::string_view key) 
   if (!data.ok() && data.status().code() == Code::kNotFound) {
     return NotFound(fmt::format("key {:?} not found", key));
   }
+  if (st_out != nullptr) *st_out = st;
   return data;
+}
+
+bool SameFile(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec &&
+         a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+}
+
+std::chrono::system_clock::time_point TimeOf(const struct timespec& ts) {
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
+}
+
+// Reads `path` with the lstat of the version read: a file replaced during
+// the read is read again (a few times), so that the timestamps are the
+// bytes' own.
+StatusOr<std::string> ReadObjectStat(const std::string& path, std::string_view key,
+                                     struct stat* st) {
+  for (int attempt = 0;; ++attempt) {
+    CARLOS_ASSIGN_OR_RETURN(std::string data, ReadObject(path, key, st));
+    struct stat after {};
+    if (attempt >= 3 || (::lstat(path.c_str(), &after) == 0 && SameFile(*st, after))) return data;
+  }
 }
 
 // Adds to `out` every object key under directory `dir` (whose key prefix is
@@ -217,7 +245,8 @@ StatusOr<Object> DirStore::Get(std::string_view key) {
   CARLOS_RETURN_IF_ERROR(CheckDirKey(key));
   if (Reserved(key)) return NotFound(fmt::format("{}: key {:?} not found", Describe(), key));
   std::string path = root_ + "/" + std::string(key);
-  auto data = ReadObject(path, key);
+  struct stat st {};
+  auto data = ReadObjectStat(path, key, &st);
   if (!data.ok()) {
     // A vanished store directory (an unmounted volume, a deleted deployment)
     // must not read as "every key absent": a box would take that for
@@ -228,6 +257,8 @@ StatusOr<Object> DirStore::Get(std::string_view key) {
   Object obj;
   obj.version = Sha256Hex(*data);
   obj.data = std::move(data).value();
+  obj.age = std::max(Milliseconds(0), std::chrono::duration_cast<Milliseconds>(
+                                          std::chrono::system_clock::now() - TimeOf(st.st_mtim)));
   return obj;
 }
 
@@ -325,6 +356,58 @@ StatusOr<ListPage> DirStore::List(std::string_view prefix, std::string_view toke
   }
   page.keys = std::move(keys);
   return page;
+}
+
+DirStore::FileId DirStore::IdOf(const struct stat& st) {
+  return FileId{static_cast<uint64_t>(st.st_dev),
+                static_cast<uint64_t>(st.st_ino),
+                static_cast<int64_t>(st.st_size),
+                st.st_mtim.tv_sec,
+                st.st_mtim.tv_nsec,
+                st.st_ctim.tv_sec,
+                st.st_ctim.tv_nsec};
+}
+
+StatusOr<ListPage> DirStore::ListVersions(std::string_view prefix, std::string_view token,
+                                          int max_keys) {
+  CARLOS_ASSIGN_OR_RETURN(ListPage page, List(prefix, token, max_keys));
+  ListPage out;
+  out.next_token = std::move(page.next_token);
+  out.keys.reserve(page.keys.size());
+  out.versions.reserve(page.keys.size());
+  for (std::string& key : page.keys) {
+    std::string path = root_ + "/" + key;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // Gone meanwhile.
+    std::string tag;
+    {
+      MutexLock lock(&mu_);
+      auto it = tags_.find(key);
+      if (it != tags_.end() && it->second.id == IdOf(st)) tag = it->second.tag;
+    }
+    if (tag.empty()) {
+      struct stat read_st {};
+      StatusOr<std::string> data = ReadObjectStat(path, key, &read_st);
+      if (!data.ok()) {
+        if (data.status().code() == Code::kNotFound) continue;
+        return data.status().Annotate(Describe());
+      }
+      tag = Sha256Hex(*data);
+      // Whole-second timestamps (both fractions zero) cannot tell writes
+      // within a second apart.
+      bool coarse = read_st.st_mtim.tv_nsec == 0 && read_st.st_ctim.tv_nsec == 0;
+      auto settled = coarse ? Milliseconds(2'000) : Milliseconds(50);
+      MutexLock lock(&mu_);
+      if (std::chrono::system_clock::now() - TimeOf(read_st.st_ctim) > settled) {
+        tags_[key] = HashedFile{IdOf(read_st), tag};
+      } else {
+        tags_.erase(key);
+      }
+    }
+    out.keys.push_back(std::move(key));
+    out.versions.push_back(std::move(tag));
+  }
+  return out;
 }
 
 Status DirStore::Delete(std::string_view key) {

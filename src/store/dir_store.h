@@ -24,9 +24,14 @@
 // Thread-safety: safe for concurrent use from many threads and processes.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
+#include "base/mutex.h"
 #include "store/store.h"
 
 namespace carlos {
@@ -43,6 +48,17 @@ class DirStore : public Store {
   StatusOr<std::string> Put(std::string_view key, std::string_view data,
                             const PutOptions& options) override;
   StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max_keys) override;
+  // List with each key's SHA-256 tag. A tag is computed by reading the file
+  // once per file version, then kept while the file's identity (device,
+  // inode, size, mtime, ctime) is unchanged: every write of this store
+  // renames a new file into place, so a new version is a new inode. A file
+  // changed less than a moment before it was hashed is not kept (its
+  // timestamps may not yet tell two writes in one clock tick apart, as Git's
+  // "racily clean" index entries), so it is read again at the next listing;
+  // "less than a second" is 50 ms on a file system with sub-second
+  // timestamps, 2 s on one whose timestamps are whole seconds.
+  StatusOr<ListPage> ListVersions(std::string_view prefix, std::string_view token,
+                                  int max_keys) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override;
 
@@ -61,6 +77,23 @@ class DirStore : public Store {
   Status CheckRootPresent() const;
 
   std::string root_;
+
+  // A file version's identity: what changes when a write replaces or
+  // changes the file.
+  struct FileId {
+    uint64_t dev = 0, ino = 0;
+    int64_t size = 0, mtime_s = 0, mtime_ns = 0, ctime_s = 0, ctime_ns = 0;
+    bool operator==(const FileId&) const = default;
+  };
+  // ListVersions' tags: key -> the file version hashed and its tag.
+  struct HashedFile {
+    FileId id;
+    std::string tag;
+  };
+  static FileId IdOf(const struct stat& st);
+
+  Mutex mu_;
+  std::unordered_map<std::string, HashedFile> tags_ CARLOS_GUARDED_BY(mu_);
 };
 
 // The lower-case hex SHA-256 of `data` (OpenSSL EVP): the directory

@@ -55,9 +55,13 @@ Status ValidatePrefix(std::string_view prefix) {
   return CheckPath(prefix, "prefix", true);
 }
 
-StatusOr<std::vector<std::string>> ListAll(Store& store, std::string_view prefix) {
+namespace {
+
+// ListAll's loop, over List or ListVersions (`versions`), with its bounds
+// (store.h). Fills `keys` and, with `versions`, `tags`.
+Status ListAllPages(Store& store, std::string_view prefix, bool versions,
+                    std::vector<std::string>* out, std::vector<std::string>* tags) {
   constexpr int kPageKeys = 1000;
-  std::vector<std::string> out;
   std::set<std::string, std::less<>> tokens;
   std::string token;
   auto refuse = [&](std::string why) {
@@ -67,33 +71,71 @@ StatusOr<std::vector<std::string>> ListAll(Store& store, std::string_view prefix
                     store.Describe(), prefix, why));
   };
   for (size_t pages = 1;; ++pages) {
-    CARLOS_ASSIGN_OR_RETURN(ListPage page, store.List(prefix, token, kPageKeys));
+    CARLOS_ASSIGN_OR_RETURN(ListPage page, versions ? store.ListVersions(prefix, token, kPageKeys)
+                                                    : store.List(prefix, token, kPageKeys));
     if (page.keys.size() > static_cast<size_t>(kPageKeys)) {
       return refuse(fmt::format("page {} holds {} keys, more than the {} asked for", pages,
                                 page.keys.size(), kPageKeys));
     }
-    for (auto& k : page.keys) {
+    if (versions && page.versions.size() != page.keys.size()) {
+      return refuse(fmt::format("page {} holds {} keys and {} version tags", pages,
+                                page.keys.size(), page.versions.size()));
+    }
+    for (size_t i = 0; i < page.keys.size(); ++i) {
+      std::string& k = page.keys[i];
       if (!std::string_view(k).starts_with(prefix)) {
         return refuse(fmt::format("page {} holds {:?}, outside the prefix", pages, k));
       }
-      if (!out.empty() && k <= out.back()) {
+      if (!out->empty() && k <= out->back()) {
         return refuse(fmt::format("page {} holds {:?} after {:?}: keys repeat or go back", pages, k,
-                                  out.back()));
+                                  out->back()));
       }
-      if (out.size() >= kMaxListedKeys) {
+      if (out->size() >= kMaxListedKeys) {
         return refuse(fmt::format("more than {} keys", kMaxListedKeys));
       }
-      out.push_back(std::move(k));
+      out->push_back(std::move(k));
+      if (versions) tags->push_back(std::move(page.versions[i]));
     }
     if (page.next_token.empty()) break;
     if (!tokens.insert(page.next_token).second) {
       return refuse(fmt::format("page {} continues with a token that came before", pages));
     }
-    if (pages > out.size() + kListPageAllowance) {
+    if (pages > out->size() + kListPageAllowance) {
       return refuse(fmt::format("{} pages for {} keys: more pages than the keys could fill", pages,
-                                out.size()));
+                                out->size()));
     }
     token = std::move(page.next_token);
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> ListAll(Store& store, std::string_view prefix) {
+  std::vector<std::string> out;
+  CARLOS_RETURN_IF_ERROR(ListAllPages(store, prefix, false, &out, nullptr));
+  return out;
+}
+
+StatusOr<std::vector<ListedKey>> ListAllVersions(Store& store, std::string_view prefix) {
+  std::vector<std::string> keys, tags;
+  CARLOS_RETURN_IF_ERROR(ListAllPages(store, prefix, true, &keys, &tags));
+  std::vector<ListedKey> out(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) out[i] = {std::move(keys[i]), std::move(tags[i])};
+  return out;
+}
+
+StatusOr<ListPage> Store::ListVersions(std::string_view prefix, std::string_view token,
+                                       int max_keys) {
+  CARLOS_ASSIGN_OR_RETURN(ListPage page, List(prefix, token, max_keys));
+  if (page.versions.size() == page.keys.size()) return page;
+  ListPage out;
+  out.next_token = std::move(page.next_token);
+  for (auto& key : page.keys) {
+    CARLOS_ASSIGN_OR_RETURN(std::optional<Object> obj, GetIfExists(key));
+    if (!obj) continue;  // Deleted since the listing.
+    out.keys.push_back(std::move(key));
+    out.versions.push_back(std::move(obj->version));
   }
   return out;
 }

@@ -62,4 +62,15 @@ StatusOr<std::optional<Object>> Store::GetIfExists(std::string_view key) {
   return obj.status();
 }
 
+StatusOr<Revalidated> Store::GetIfNoneMatch(std::string_view key, std::string_view version) {
+  CARLOS_ASSIGN_OR_RETURN(Object obj, Get(key));
+  Revalidated r;
+  if (!version.empty() && obj.version == version) {
+    r.not_modified = true;
+  } else {
+    r.object = std::move(obj);
+  }
+  return r;
+}
+
 }  // namespace carlos

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
+#include <optional>
 #include <random>
 #include <utility>
 
@@ -36,6 +38,9 @@ struct S3Store::Response {
   long http = 0;
   std::string body;
   std::string etag;
+  // The `Date` and `Last-Modified` headers, as sent ("" when absent).
+  std::string date;
+  std::string last_modified;
   bool too_large = false;
   // Set by Execute: the final status when the exchange did not end in an
   // answer the caller should interpret (transient failures past the
@@ -110,18 +115,58 @@ size_t OnBody(char* ptr, size_t size, size_t nmemb, void* userdata) {
   return n;
 }
 
+// The headers an answer's reader keeps (S3Store::Response's fields).
+struct HeaderTarget {
+  std::string* etag;
+  std::string* date;
+  std::string* last_modified;
+};
+
 size_t OnHeader(char* ptr, size_t size, size_t nmemb, void* userdata) {
   size_t n = size * nmemb;
   std::string_view line(ptr, n);
-  auto* etag = static_cast<std::string*>(userdata);
+  auto* t = static_cast<HeaderTarget*>(userdata);
   if (line.starts_with("HTTP/")) {
-    etag->clear();  // A new answer (after 100 Continue or a redirect).
-  } else if (line.size() > 5) {
-    std::string name = std::string(line.substr(0, 5));
-    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-    if (name == "etag:") *etag = Unquote(line.substr(5));
+    // A new answer (after 100 Continue or a redirect).
+    t->etag->clear();
+    t->date->clear();
+    t->last_modified->clear();
+    return n;
+  }
+  size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  std::string name = std::string(line.substr(0, colon));
+  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  std::string_view value = line.substr(colon + 1);
+  if (name == "etag") {
+    *t->etag = Unquote(value);
+  } else if (name == "date") {
+    *t->date = TrimSpace(value);
+  } else if (name == "last-modified") {
+    *t->last_modified = TrimSpace(value);
   }
   return n;
+}
+
+// Parses an HTTP-date in its preferred form, IMF-fixdate ("Sun, 06 Nov 1994
+// 08:49:37 GMT", RFC 9110 §5.6.7, which S3 sends in Date and Last-Modified);
+// nullopt otherwise.
+std::optional<SystemTime> ParseHttpDate(const std::string& s) {
+  struct tm tm {};
+  const char* end = ::strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  time_t t = ::timegm(&tm);
+  if (t < 0) return std::nullopt;
+  return std::chrono::system_clock::from_time_t(t);
+}
+
+// An object's age by the server's clock: Date minus Last-Modified (store.h,
+// Object::age); nullopt when either is missing or unreadable.
+std::optional<Milliseconds> AgeOf(const std::string& date, const std::string& last_modified) {
+  std::optional<SystemTime> now = ParseHttpDate(date);
+  std::optional<SystemTime> written = ParseHttpDate(last_modified);
+  if (!now || !written) return std::nullopt;
+  return std::max(Milliseconds(0), std::chrono::duration_cast<Milliseconds>(*now - *written));
 }
 
 // The curl failures after which the request certainly never reached the
@@ -327,6 +372,7 @@ S3Store::Response S3Store::Perform(const Request& req, const AwsCredentials& cre
   for (const auto& hd : req.headers) headers = curl_slist_append(headers, hd.c_str());
   char errbuf[CURL_ERROR_SIZE] = {0};
   WriteTarget target{&r.body, req.max_body, &r.too_large};
+  HeaderTarget header_target{&r.etag, &r.date, &r.last_modified};
   long connect_ms =
       std::max<long>(1, std::min<long>(opts_.connect_timeout.count(), timeout.count()));
 
@@ -342,7 +388,7 @@ S3Store::Response S3Store::Perform(const Request& req, const AwsCredentials& cre
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &target);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &r.etag);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &header_target);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   if (req.method == "GET") {
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
@@ -492,11 +538,21 @@ Status AnswerStatus(const S3Store::Response& r, std::string_view where, std::str
 
 }  // namespace
 
-StatusOr<Object> S3Store::GetWithin(std::string_view key, SystemTime deadline) {
+StatusOr<Revalidated> S3Store::Fetch(std::string_view key, SystemTime deadline,
+                                     std::string_view if_none_match) {
   Request req;
   req.method = "GET";
   req.key = std::string(key);
   req.what = fmt::format("GET {}", key);
+  // A tag that is not an ETag matches no version: it is never sent, so that
+  // a server comparing only a prefix (Ceph RGW does for If-Match) cannot
+  // answer 304 for it. Quoted, as RFC 9110 13.1.2 writes an entity tag.
+  const std::string tag = Unquote(if_none_match);
+  const bool conditional = !tag.empty() && LooksLikeETag(tag);
+  if (conditional) {
+    req.headers.push_back("If-None-Match: \"" + tag + "\"");
+    req.what = fmt::format("GET {} (unless version {})", key, tag);
+  }
   Response r = Execute(req, deadline);
   if (!r.failure.ok()) return r.failure;
   std::string where = fmt::format("{}: {}", Describe(), req.what);
@@ -511,14 +567,31 @@ StatusOr<Object> S3Store::GetWithin(std::string_view key, SystemTime deadline) {
         "on the bucket: grant it)",
         where, Explain(r)));
   }
+  Revalidated out;
+  if (r.http == 304 && conditional) {
+    // GetObject, "If-None-Match": the version is still the one asked about.
+    out.not_modified = true;
+    return out;
+  }
   if (r.http != 200) return AnswerStatus(r, where, opts_.bucket);
   if (r.etag.empty()) return Corrupt(fmt::format("{}: the answer has no ETag", where));
-  return Object{std::move(r.body), std::move(r.etag)};
+  out.object = Object{std::move(r.body), std::move(r.etag), AgeOf(r.date, r.last_modified)};
+  return out;
+}
+
+StatusOr<Object> S3Store::GetWithin(std::string_view key, SystemTime deadline) {
+  CARLOS_ASSIGN_OR_RETURN(Revalidated r, Fetch(key, deadline, ""));
+  return std::move(r.object);
 }
 
 StatusOr<Object> S3Store::Get(std::string_view key) {
   CARLOS_RETURN_IF_ERROR(ValidateKey(key));
   return GetWithin(key, clock_->Now() + opts_.deadline);
+}
+
+StatusOr<Revalidated> S3Store::GetIfNoneMatch(std::string_view key, std::string_view version) {
+  CARLOS_RETURN_IF_ERROR(ValidateKey(key));
+  return Fetch(key, clock_->Now() + opts_.deadline, version);
 }
 
 StatusOr<std::string> S3Store::Put(std::string_view key, std::string_view data,
@@ -653,7 +726,23 @@ StatusOr<ListPage> S3Store::List(std::string_view prefix, std::string_view token
   }
   ListPage page;
   page.keys = std::move(parsed->keys);
+  // Each <Contents> carries its ETag (ListObjectsV2, "Contents"): the tag
+  // Get returns, so the listing tells which keys changed at no extra cost.
+  bool tagged = std::none_of(parsed->etags.begin(), parsed->etags.end(),
+                             [](const std::string& t) { return t.empty(); });
+  if (tagged) {
+    for (std::string& t : parsed->etags) page.versions.push_back(Unquote(t));
+  }
   if (parsed->truncated) page.next_token = std::move(parsed->next_continuation_token);
+  return page;
+}
+
+StatusOr<ListPage> S3Store::ListVersions(std::string_view prefix, std::string_view token,
+                                         int max_keys) {
+  CARLOS_ASSIGN_OR_RETURN(ListPage page, List(prefix, token, max_keys));
+  if (page.versions.size() != page.keys.size()) {
+    return Corrupt(fmt::format("{}: LIST {:?}: a <Contents> has no <ETag>", Describe(), prefix));
+  }
   return page;
 }
 

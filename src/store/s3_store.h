@@ -99,9 +99,16 @@ class S3Store : public Store {
   ~S3Store() override;
 
   StatusOr<Object> Get(std::string_view key) override;
+  // If-None-Match: "<etag>" (a tag that is not an ETag is not sent: a plain
+  // GET); 304 Not Modified is not_modified (store.h).
+  StatusOr<Revalidated> GetIfNoneMatch(std::string_view key, std::string_view version) override;
   StatusOr<std::string> Put(std::string_view key, std::string_view data,
                             const PutOptions& options) override;
+  // Fills ListPage::versions from each <Contents>' ETag (unquoted).
   StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max_keys) override;
+  // List, refusing (kCorrupt) a page where a key has no ETag.
+  StatusOr<ListPage> ListVersions(std::string_view prefix, std::string_view token,
+                                  int max_keys) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override;
 
@@ -126,6 +133,9 @@ class S3Store : public Store {
   Response Execute(const Request& req, SystemTime deadline);
   // The Get used by Put's read-back, within `deadline`.
   StatusOr<Object> GetWithin(std::string_view key, SystemTime deadline);
+  // A GET within `deadline`, conditional when `if_none_match` is an ETag.
+  StatusOr<Revalidated> Fetch(std::string_view key, SystemTime deadline,
+                              std::string_view if_none_match);
   // Sleeps the backoff for attempt `attempt`, unless that would pass
   // `deadline` (then returns false at once); tells on_retry first, naming
   // `req` and `cause`.

@@ -242,6 +242,8 @@ StatusOr<ListObjectsV2Page> ParseListObjectsV2(std::string_view body) {
     const XmlElement* key = c.Child("Key");
     if (key == nullptr) return Corrupt("ListObjectsV2 answer has a <Contents> without a <Key>");
     page.keys.push_back(key->text);
+    const XmlElement* etag = c.Child("ETag");
+    page.etags.push_back(etag == nullptr ? "" : etag->text);
   }
   if (const XmlElement* t = doc->Child("IsTruncated")) {
     if (t->text == "true") {

@@ -45,6 +45,8 @@ std::optional<S3ErrorBody> ParseS3Error(std::string_view body);
 // One ListObjectsV2 page as the server answered it.
 struct ListObjectsV2Page {
   std::vector<std::string> keys;
+  // Each key's <ETag> as sent (quoted), "" where a <Contents> has none.
+  std::vector<std::string> etags;
   bool truncated = false;
   std::string next_continuation_token;
 };

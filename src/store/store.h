@@ -70,6 +70,14 @@ Status ValidatePrefix(std::string_view prefix);
 struct Object {
   std::string data;
   std::string version;
+  // How long before this read the object was last written, by the store's
+  // own clock, so that a reader can judge a document's age without trusting
+  // the writer's clock (docs/protocol.md, "Clocks"): S3, the answer's `Date`
+  // minus its `Last-Modified` (both the server's, whole seconds; RFC 9110
+  // §6.6.1, §8.8.2); directory, the reader's clock minus the file's mtime
+  // (the same machine's clock when the directory is local). Never negative;
+  // nullopt when the backend did not say.
+  std::optional<Milliseconds> age = std::nullopt;
 };
 
 enum class PutCondition {
@@ -83,11 +91,26 @@ struct PutOptions {
   std::string if_match;  // The version tag, for kIfMatch only.
 };
 
+// What a conditional read (Store::GetIfNoneMatch) found.
+struct Revalidated {
+  // True when the key's version tag still equals the one the caller holds:
+  // the object is unchanged, and no bytes were transferred (S3: 304 Not
+  // Modified). `object` is then empty.
+  bool not_modified = false;
+  // The object as it is now, when it changed.
+  Object object;
+};
+
 // One page of a listing: keys in ascending byte order, and the token for the
 // next page ("" when this is the last page).
 struct ListPage {
   std::vector<std::string> keys;
   std::string next_token;
+  // Each key's version tag, in the order of `keys` — the tag Get would
+  // return for it at listing time — when the listing carries them (always
+  // from ListVersions; S3's List fills them too, since ListObjectsV2 gives
+  // each key's ETag), else empty.
+  std::vector<std::string> versions = {};
 };
 
 class Store {
@@ -114,9 +137,34 @@ class Store {
   virtual StatusOr<ListPage> List(std::string_view prefix, std::string_view token,
                                   int max_keys) = 0;
 
+  // List with each key's version tag in `versions` (a change to a key's
+  // bytes changes its tag, so a reader that kept what it read can tell
+  // which keys changed from a listing alone: docs/store.md, "Listing with
+  // version tags"). S3: ListObjectsV2's ETag per key (Amazon S3 API
+  // Reference, ListObjectsV2, "Contents", "ETag"), no more requests than
+  // List. Directory: the SHA-256 its Get returns, computed once per file
+  // version (dir_store.h). This default, for a store without a cheaper way,
+  // is List and then a Get per key (a key deleted meanwhile is left out).
+  // Errors: as List and Get.
+  virtual StatusOr<ListPage> ListVersions(std::string_view prefix, std::string_view token,
+                                          int max_keys);
+
   // Deletes `key`. OK when it did not exist (as S3's DELETE is); errors as
   // above.
   virtual Status Delete(std::string_view key) = 0;
+
+  // Reads `key` unless its version tag still equals `version` (what the
+  // caller read last): then answers not_modified, without the bytes. An
+  // empty `version` is a plain Get. Errors as Get's (kNotFound when the key
+  // no longer exists). S3 sends `If-None-Match: "<etag>"` and a 304 Not
+  // Modified is the not_modified answer (Amazon S3 API Reference,
+  // GetObject, "If-None-Match": "Return the object only if its entity tag
+  // (ETag) is different from the one specified in this header; otherwise,
+  // return a 304 Not Modified error"); the directory store (this default)
+  // reads the file and compares its version tag, which costs it no more
+  // than a Get. A decorator must forward it, so that an S3 store below it
+  // still answers 304.
+  virtual StatusOr<Revalidated> GetIfNoneMatch(std::string_view key, std::string_view version);
 
   // A short description for log lines: "dir /srv/deploy" or
   // "s3://bucket (endpoint http://127.0.0.1:7480)".
@@ -153,6 +201,17 @@ inline constexpr size_t kListPageAllowance = 100;
 // kMaxListedKeys. Errors: kCorrupt naming the rule broken and the backend;
 // others as Store::List.
 StatusOr<std::vector<std::string>> ListAll(Store& store, std::string_view prefix);
+
+// A listed key and its version tag.
+struct ListedKey {
+  std::string key;
+  std::string version;
+};
+
+// ListAll through ListVersions: every key under `prefix` with its version
+// tag, in ascending order, with ListAll's bounds. Errors: as ListAll;
+// kCorrupt when a page's tags do not match its keys one for one.
+StatusOr<std::vector<ListedKey>> ListAllVersions(Store& store, std::string_view prefix);
 
 // Opens the deployment store the environment names (DESIGN.md, "Switches
 // and settings"): CARLOS_DEPLOYMENT_BUCKET (S3; with CARLOS_S3_ENDPOINT,

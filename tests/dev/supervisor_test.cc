@@ -89,6 +89,32 @@ TEST(Supervisor, RestartsAnAlwaysUnitOnlyAfterItsDelay) {
   EXPECT_EQ(Slurp(u.process.log_path), "run\nrun\n");
 }
 
+// The agent's hand-over (exit 0 once enrolled and armed) costs no delay;
+// a failure still waits the restart delay.
+TEST(Supervisor, ACleanExitRestartsAfterItsOwnDelay) {
+  std::string dir = TempDir();
+  Lines log;
+  Supervisor s(log.logf());
+  UnitSpec u;
+  u.name = "box-1 agent";
+  // The first run ends cleanly (the hand-over), the second fails.
+  u.process.argv = {"/bin/sh", "-c",
+                    "if [ -e " + dir + "/ran ]; then exit 1; fi; touch " + dir + "/ran; exit 0"};
+  u.process.log_path = dir + "/agent.log";
+  u.restart_delay = milliseconds(500);
+  u.clean_exit_delay = milliseconds(0);
+  int id = s.Add(u);
+  s.Start(id, kT0);
+  // Started again in the very tick that saw the clean exit.
+  ASSERT_TRUE(TickUntil(s, kT0 + milliseconds(100), [&] { return s.status(id).starts == 2; }));
+  EXPECT_TRUE(log.Has("region: box-1 agent ended (exit 0) after 100ms; starting it again in 0s"));
+  ASSERT_TRUE(TickUntil(s, kT0 + milliseconds(200), [&] { return s.status(id).pid == 0; }));
+  EXPECT_TRUE(
+      log.Has("region: box-1 agent ended (exit 1) after 100ms; starting it again in 500ms"));
+  ASSERT_TRUE(s.status(id).restart_at.has_value());
+  EXPECT_EQ(*s.status(id).restart_at, kT0 + milliseconds(700));
+}
+
 TEST(Supervisor, RetriesAnAlwaysUnitThatCannotStart) {
   Lines log;
   Supervisor s(log.logf());

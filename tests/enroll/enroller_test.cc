@@ -241,31 +241,82 @@ TEST_P(EnrollerTest, EnrollsAnInvitedBoxWhoseGuardReadyReportIsFreshArmedAndBoun
   EXPECT_TRUE(log_.lines().empty());
 }
 
-TEST_P(EnrollerTest, DoesNotEnrollOnAStaleReport) {
+// Freshness is when the enroller saw the report written, on its own clock
+// (docs/protocol.md, "Clocks"): a report it saw 5 minutes ago, unchanged
+// since, is stale, whatever the box's stamp says.
+TEST_P(EnrollerTest, DoesNotEnrollOnAReportItSawWrittenLongAgo) {
   TestBox web1 = w().AddBox("web-1");
-  InviteAndReport(web1, {.age = Milliseconds(5 * 60'000)});
+  InviteAndReport(web1, {.armed = false, .why_not_armed = "waiting for root"});
   log_.Clear();
-  Pass();
+  auto e = w().MakeEnroller(&log_);  // One enroller: its memory is the point.
+  ASSERT_TRUE(e->Pass().ok());
+  EXPECT_THAT(log_.lines(), ElementsAre("enroll: web-1: not enrolled: guard not armed: its guard "
+                                        "is installed, not armed: waiting for root"));
+  w().clock().Advance(Milliseconds(5 * 60'000));
+  log_.Clear();
+  ASSERT_TRUE(e->Pass().ok());
   EXPECT_FALSE(w().Has(identity::EnrollmentKey("web-1")));
+  // S3's Last-Modified and Date have whole seconds: seen written 0-1 s
+  // before the first pass.
   EXPECT_THAT(log_.lines(),
-              ElementsAre("enroll: web-1: not enrolled: report stale: its guard-ready report is "
-                          "5m0s old (reported at 2026-11-29T17:55:00Z); reportFreshness is 5m0s"));
+              ElementsAre(::testing::MatchesRegex(
+                  "enroll: web-1: not enrolled: report stale: its guard-ready report was written "
+                  "5m[01]s ago, as this enroller saw it \\(the box dated it "
+                  "2026-11-29T17:59:50Z\\); reportFreshness is 5m0s")));
+  // A new report (the box's guard armed) is fresh again.
+  w().PutReport(web1);
+  log_.Clear();
+  EXPECT_EQ(e->Pass()->enrolled, 1);
 }
 
-TEST_P(EnrollerTest, DoesNotEnrollOnAReportFromTheFutureBeyondTheSkew) {
+// A single pass without memory judges by the store's clock: a report the
+// directory store shows written 6 minutes ago is stale, though the box
+// dated it 10 s ago.
+TEST_P(EnrollerTest, AFirstPassJudgesByTheStoresClock) {
+  if (GetParam() != "dir") GTEST_SKIP() << "S3's Last-Modified cannot be set back";
   TestBox web1 = w().AddBox("web-1");
-  InviteAndReport(web1, {.age = Milliseconds(-31'000)});
+  InviteAndReport(web1, {.written_ago = Milliseconds(6 * 60'000)});
   log_.Clear();
-  Pass();
+  auto fresh = w().MakeEnroller(&log_);
+  ASSERT_TRUE(fresh->Pass().ok());
   EXPECT_FALSE(w().Has(identity::EnrollmentKey("web-1")));
+  // The box's stamp (10 s ago) against the store's (6 min ago): its clock
+  // looks 5m50s ahead, which is logged, and changes no verdict.
   EXPECT_THAT(log_.lines(),
-              ElementsAre("enroll: web-1: not enrolled: report stale: its guard-ready report is "
-                          "dated 31s ahead of this enroller's clock (reported at "
-                          "2026-11-29T18:00:31Z); the clock skew allowed is 30s"));
-  // Within the skew it counts as fresh.
-  w().PutReport(web1, {.age = Milliseconds(-30'000)});
+              ElementsAre(HasSubstr("enroll: web-1: its clock is about 5m50s ahead of this "
+                                    "enroller's (its report is dated 2026-11-29T17:59:50Z"),
+                          "enroll: web-1: not enrolled: report stale: its guard-ready report was "
+                          "written 6m0s ago, as this enroller saw it (the box dated it "
+                          "2026-11-29T17:59:50Z); reportFreshness is 5m0s"));
+}
+
+// The case of docs/protocol.md, "Clocks": a box whose clock is 10 minutes
+// behind (or ahead of) the enroller's publishes a fresh report; it is
+// enrolled at once, and the skew is logged once.
+TEST_P(EnrollerTest, EnrollsABoxWhoseClockIsTenMinutesOff) {
+  auto e = w().MakeEnroller(&log_);
+  for (int sign : {-1, 1}) {
+    std::string label = sign < 0 ? "behind" : "ahead";
+    TestBox box = w().AddBox(label);
+    // reported_at = now - age: the box's clock is `sign` x 10 min off.
+    InviteAndReport(box, {.age = Milliseconds(-sign * 10 * 60'000)});
+    log_.Clear();
+    PassSummary s = *e->Pass();
+    EXPECT_EQ(s.enrolled, 1) << label;
+    EXPECT_EQ(s.waiting, 0) << label;
+    EXPECT_TRUE(w().Has(identity::EnrollmentKey(label)));
+    auto skew = log_.Matching("its clock is");
+    ASSERT_EQ(skew.size(), 1u) << label;
+    // 10 minutes, less the store's age resolution (S3: 1 s).
+    EXPECT_THAT(skew[0], ::testing::MatchesRegex(
+                             "enroll: " + label + ": its clock is about (10m0s|9m59s|10m1s) " +
+                             (sign < 0 ? "behind" : "ahead of") + " this enroller's .*"));
+  }
+  // Once per box: the next pass says nothing.
   log_.Clear();
-  EXPECT_EQ(Pass().enrolled, 1);
+  w().clock().Advance(Milliseconds(1000));
+  ASSERT_TRUE(e->Pass().ok());
+  EXPECT_TRUE(log_.Matching("its clock is").empty());
 }
 
 TEST_P(EnrollerTest, DoesNotEnrollWhenTheGuardIsNotArmed) {

@@ -28,7 +28,9 @@ TEST(WatchTest, PassesEveryJoinEveryUntilStoppedLoggingEachReasonOnce) {
   TestBox web1 = w.AddBox("web-1");
   TestBox web2 = w.AddBox("web-2");
   w.PutEdges(web1, {"web-2"});
-  auto e = w.MakeEnroller(&log);
+  // Change checks as seldom as passes: every wake-up is a pass here
+  // (wakeup_test.cc has the checks in between).
+  auto e = w.MakeEnroller(&log, [](EnrollerSettings& s) { s.check_every = s.every; });
   Stop stop;
   SystemTime start = w.clock().Now();
   std::vector<std::string> at_sleep;
@@ -46,7 +48,8 @@ TEST(WatchTest, PassesEveryJoinEveryUntilStoppedLoggingEachReasonOnce) {
   EXPECT_THAT(
       log.lines(),
       ElementsAre(
-          "enroll: watching " + (*store)->Describe() + " every 15s",
+          "enroll: watching " + (*store)->Describe() +
+              " every 15s, and on a change seen by a check every 15s",
           "enroll: web-1: refused: referenced: its edges file control/edges/web-1.json is "
           "published (it has hosted under this label); if it should join, invite it by hand with "
           "carlos boxes invite --force web-1",
@@ -89,7 +92,8 @@ TEST(WatchTest, APassThatCannotListIsLoggedOnceAndRetried) {
   ASSERT_TRUE(e->Watch(stop).ok());
   EXPECT_EQ(w.clock().sleeps(), 3);
   EXPECT_THAT(log.lines(),
-              ElementsAre("enroll: watching dead every 15s",
+              ElementsAre("enroll: watching dead every 15s, and on a change seen by a check every "
+                          "1s",
                           "enroll: connect to 127.0.0.1:1: connection refused; trying again in 15s",
                           "enroll: stopped"));
 }
@@ -135,16 +139,20 @@ TEST(WatchTest, AnOutageIsOneWarningAndItsEndOneLine) {
   auto e = w.MakeEnroller(&log);
   e->set_warnf(warnings.logf());
   Stop stop;
-  w.clock().OnSleep([&](SystemTime) {
-    if (w.clock().sleeps() == 8) store.up = true;  // After 8 passes of 15 s: 2m0s.
-    if (w.clock().sleeps() == 10) stop.Request();
+  const SystemTime start = w.clock().Now();
+  w.clock().OnSleep([&](SystemTime now) {
+    if (now - start >= std::chrono::seconds(120)) store.up = true;  // 8 passes of 15 s: 2m0s.
+    if (now - start >= std::chrono::seconds(150)) stop.Request();
   });
   ASSERT_TRUE(e->Watch(stop).ok());
+  // The passes' and the change checks' failures have one cause: one line.
   EXPECT_THAT(
       warnings.lines(),
       ElementsAre("enroll: connect to 127.0.0.1:1: connection refused; trying again in 15s"));
-  EXPECT_THAT(log.lines(), ElementsAre("enroll: watching outage every 15s",
-                                       "enroll: passes run again after 2m0s", "enroll: stopped"));
+  EXPECT_THAT(log.lines(),
+              ElementsAre("enroll: watching outage every 15s, and on a change seen by a check "
+                          "every 1s",
+                          "enroll: passes run again after 2m0s", "enroll: stopped"));
 }
 
 class SettingsTest : public ::testing::Test {

@@ -1,6 +1,8 @@
 #include "world.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +19,7 @@
 #include "identity/iid.h"
 #include "identity/store_keys.h"
 #include "store/aws_credentials.h"
+#include "store/dir_store.h"
 #include "store/s3_store.h"
 
 namespace carlos::enroll::testing {
@@ -201,6 +204,16 @@ void World::PutReport(const TestBox& box, const ReportSpec& spec) {
   std::string bytes = itest::Must(identity::SignStatusReport(r, spec.signed_by.value_or(box.key)));
   auto put = store_->Put(identity::StatusKey(box.label), bytes, PutOptions{});
   EXPECT_TRUE(put.ok()) << put.status().message();
+  if (spec.written_ago > Milliseconds(0)) {
+    auto* dir = dynamic_cast<DirStore*>(store_);
+    ASSERT_NE(dir, nullptr) << "only the directory store's write time can be set back";
+    std::string path = dir->root() + "/" + identity::StatusKey(box.label);
+    auto then = std::chrono::system_clock::now() - spec.written_ago;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(then.time_since_epoch()).count();
+    struct timespec ts[2] = {{ns / 1'000'000'000, ns % 1'000'000'000},
+                             {ns / 1'000'000'000, ns % 1'000'000'000}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), ts, 0), 0) << path;
+  }
 }
 
 std::optional<identity::Parsed<identity::Invitation>> World::Invitation(const std::string& label) {
@@ -223,12 +236,17 @@ std::optional<identity::Parsed<identity::Enrollment>> World::Enrollment(const st
 
 bool World::Has(const std::string& key) { return store_->Get(key).ok(); }
 
-void BackendTest::SetUp() {
+void BackendWorldTest::SetUp() {
   auto store = MakeStore(GetParam(), tmp_.path(), &env_);
   if (!store.ok() && GetParam() == "s3") GTEST_SKIP() << store.status().message();
   ASSERT_TRUE(store.ok()) << store.status().message();
   store_ = std::move(*store);
   world_ = std::make_unique<World>(store_.get());
+}
+
+void BackendTest::SetUp() {
+  BackendWorldTest::SetUp();
+  if (IsSkipped() || HasFatalFailure()) return;
   enroller_ = world_->MakeEnroller(&log_);
 }
 

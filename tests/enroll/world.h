@@ -88,7 +88,11 @@ struct ReportSpec {
   std::optional<std::string> record_digest = std::nullopt;      // Default: the box's record.
   std::optional<std::string> invitation_digest = std::nullopt;  // Default: the stored invitation's.
   std::string guard_digest = "sha256:" + std::string(64, 'a');
-  Milliseconds age{10'000};                                      // reported_at = now - age.
+  Milliseconds age{10'000};  // reported_at = now - age.
+  // How long ago the store shows the report written (the directory store's
+  // mtime, set back; 0: just now). S3's Last-Modified cannot be set back:
+  // a test failure there.
+  Milliseconds written_ago{0};
   std::optional<identity::PrivateKey> signed_by = std::nullopt;  // Default: the box's key.
   std::optional<std::string> instance_id = std::nullopt;         // Default: the record's.
 };
@@ -129,20 +133,28 @@ class World {
   identity::PrivateKey enrollment_key_;
 };
 
-// A World over a fresh store of the test's parameter, "dir" or "s3" (the s3
-// cases are skipped, saying why, when the S3 server is not up), and an
-// enroller with the world's settings logging to log_.
-class BackendTest : public ::testing::TestWithParam<std::string> {
+// A test over one store per backend ("dir", "s3"; the S3 ones skipped
+// without the test server): store_ and world_ set up.
+class BackendWorldTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override;
 
   World& w() { return *world_; }
-  Enroller& e() { return *enroller_; }
 
   TempDir tmp_;
   std::map<std::string, std::string> env_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<World> world_;
+};
+
+// A BackendWorldTest with an enroller of the world's settings logging to
+// log_.
+class BackendTest : public BackendWorldTest {
+ protected:
+  void SetUp() override;
+
+  Enroller& e() { return *enroller_; }
+
   LogSink log_;
   std::unique_ptr<Enroller> enroller_;
 };

@@ -239,6 +239,51 @@ TEST_F(JoinTest, ExpiredInvitationLeavesTheGuardAsItWas) {
   EXPECT_EQ(ReadFile(w.ArmedPath()), armed);
 }
 
+// docs/protocol.md, "Clocks": root judges an invitation's expiry by the
+// box's clock against the enroller's stamp. A box 10 minutes behind or
+// ahead arms a fresh invitation (issued by the enroller just now).
+TEST_F(JoinTest, ABoxClockTenMinutesBehindArmsAFreshInvitation) {
+  record = w.PutRecord(false);
+  invitation = w.PutInvitation(record, w.now);
+  FakeClock behind(w.now - std::chrono::minutes(10));
+  JoinDeps d = Deps();
+  d.clock = &behind;
+  auto out = Join(d);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->armed_now);
+  EXPECT_EQ(out->invitation_digest, invitation);
+}
+
+TEST_F(JoinTest, ABoxClockTenMinutesAheadArmsAFreshInvitation) {
+  record = w.PutRecord(false);
+  invitation = w.PutInvitation(record, w.now);
+  FakeClock ahead(w.now + std::chrono::minutes(10));
+  JoinDeps d = Deps();
+  d.clock = &ahead;
+  auto out = Join(d);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->armed_now);
+}
+
+// The allowance: a box X ahead sees an invitation expire X early (here,
+// one the enroller holds valid for 5 more minutes), and asks for a new
+// one; a box whose clock is a whole invitation lifetime (24 h) ahead could
+// never join.
+TEST_F(JoinTest, ABoxClockTenMinutesAheadSeesTheExpiryTenMinutesEarly) {
+  record = w.PutRecord(false);
+  invitation = w.PutInvitation(record, w.now - std::chrono::hours(24) + std::chrono::minutes(5));
+  FakeClock ahead(w.now + std::chrono::minutes(10));
+  JoinDeps d = Deps();
+  d.clock = &ahead;
+  auto out = Join(d);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(identity::RefusalOf(out.status()), identity::Refusal::kExpired);
+  // The same invitation, the box's clock right: armed.
+  auto ok = Join(Deps());
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_TRUE(ok->armed_now);
+}
+
 TEST_F(JoinTest, ForgedInvitationIsRefused) {
   record = w.PutRecord(false);
   auto forger = identity::PrivateKey::FromSeed(std::string(32, 'F'));

@@ -17,6 +17,7 @@
 #include "identity/iid.h"
 #include "identity/status_report.h"
 #include "identity/store_keys.h"
+#include "imds/client.h"
 #include "protocol/documents.h"
 #include "protocol/guard_ready.h"
 #include "protocol/timings.h"
@@ -221,9 +222,11 @@ TEST_F(AgentTest, JoinsStageByStageThenHostsThenLeavesWhenRetired) {
                                                          identity::ParseStatusReport);
     ASSERT_TRUE(rec.parsed && inv.parsed);
     protocol::CheckReport(&rep, rec.parsed->doc.public_key, "web-1");
-    protocol::GuardReadyCheck c = protocol::CheckGuardReady(
-        rep, *rec.parsed, *inv.parsed, std::chrono::system_clock::now(),
-        protocol::Timings{}.report_freshness, protocol::Timings{}.report_clock_skew);
+    // Just read, so seen written now (the store's age of it, if any).
+    const SystemTime now = std::chrono::system_clock::now();
+    protocol::GuardReadyCheck c = protocol::CheckGuardReady(rep, *rec.parsed, *inv.parsed, now,
+                                                            now - rep.age.value_or(Milliseconds(0)),
+                                                            protocol::Timings{}.report_freshness);
     EXPECT_EQ(c.readiness, protocol::GuardReadiness::kReady) << c.detail;
   }
   EXPECT_FALSE(Get(identity::EdgesKey("web-1")).has_value());  // Joining never writes it.
@@ -449,7 +452,8 @@ TEST_F(LateImdsTest, HangingFirstAnswerThenAnsweringIsAttested) {
 // Off EC2 by its own marks, IMDS not answering: unattested at once.
 TEST_F(LateImdsTest, OffEc2IsUnattestedAtOnce) {
   OnMachine("QEMU");
-  extra_env_["CARLOS_IMDS_ENDPOINT"] = "http://127.0.0.1:" + std::to_string(FreePort());
+  // AWS's own endpoint: off EC2 nothing is sent to it.
+  extra_env_["CARLOS_IMDS_ENDPOINT"] = std::string(imds::kDefaultEndpoint);
   Start();
   ASSERT_TRUE(Logged("agent: the identity record control/boxes/web-1.json is written"));
   EXPECT_THAT(Log(), HasSubstr("agent: this box is unattested: not on EC2: DMI sys_vendor is "

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace carlos::host {
@@ -77,6 +80,8 @@ class JoiningHarness {
     script_ = std::move(script);
     return RunJoining(j_, stop_);
   }
+  // Runs with the steps as the test set them (no script).
+  JoinOutcome RunJoiningAsIs() { return RunJoining(j_, stop_); }
 
   FakeClock clock_;
   lbhealth::Health health_;
@@ -303,6 +308,146 @@ TEST(Joining, NudgeFailuresAreLoggedOncePerCause) {
                           "agent: joining: the guard-ready report was not published: put "
                           "status/boxes/web-1.json: store down",
                           "agent: joining: the guard-ready report is published again after 1m0s"));
+}
+
+// --- The wake and the fast poll (host/wake.h) ---------------------------
+
+TEST(NextCheckIn, FastWhileExpectingWithinTheBoundThenJoinEvery) {
+  const Milliseconds every(15'000);
+  const FastPoll fast{Milliseconds(1'000), Milliseconds(60'000)};
+  // Nothing expected yet: the seed's interval.
+  EXPECT_EQ(NextCheckIn(kT0, std::nullopt, every, fast), every);
+  // From the act on, every second, up to the bound.
+  EXPECT_EQ(NextCheckIn(kT0, kT0, every, fast), Milliseconds(1'000));
+  EXPECT_EQ(NextCheckIn(kT0 + Milliseconds(59'999), kT0, every, fast), Milliseconds(1'000));
+  // At the bound and after it: back to joinEvery.
+  EXPECT_EQ(NextCheckIn(kT0 + Milliseconds(60'000), kT0, every, fast), every);
+  EXPECT_EQ(NextCheckIn(kT0 + Milliseconds(600'000), kT0, every, fast), every);
+  // Off (the default): always joinEvery.
+  EXPECT_EQ(NextCheckIn(kT0, kT0, every, FastPoll{}), every);
+  // Never slower than joinEvery.
+  EXPECT_EQ(NextCheckIn(kT0, kT0, Milliseconds(500), fast), Milliseconds(500));
+}
+
+// The harness's run with a wake over its fake clock: each wait's length is
+// recorded; `early` may end a wait early (returning the time it waited).
+struct FakeWake {
+  explicit FakeWake(JoiningHarness* harness) : h(harness) {
+    h->j_.wake.wait = [this](Milliseconds d, const Stop& stop) {
+      std::optional<Milliseconds> cut = early ? early(waits.size()) : std::nullopt;
+      waits.push_back(static_cast<int>(d.count()));
+      if (!h->clock_.Sleep(cut ? *cut : d, stop)) return Woke::kStopped;
+      return cut ? Woke::kEvent : Woke::kTimeout;
+    };
+    h->j_.wake.notify = [this] {
+      std::lock_guard<std::mutex> lock(mu);
+      ++notified;
+      cv.notify_all();
+    };
+  }
+  // Blocks until notify was called (the record thread), at most 10 s.
+  bool AwaitNotified() {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10), [this] { return notified > 0; });
+  }
+  JoiningHarness* h;
+  std::vector<int> waits;  // Milliseconds.
+  std::function<std::optional<Milliseconds>(size_t n)> early;
+  std::mutex mu;
+  std::condition_variable cv;
+  int notified = 0;
+};
+
+std::vector<StatusOr<ModeDecision>> Repeat(ModeDecision d, int n) {
+  return std::vector<StatusOr<ModeDecision>>(n, d);
+}
+
+TEST(JoiningWake, AskingRootStartsTheFastPollWhichFallsBackAfterItsBound) {
+  JoiningHarness h;
+  FakeWake w(&h);
+  h.j_.fast = FastPoll{Milliseconds(1'000), Milliseconds(10'000)};
+  // Checks at 0, 1, ..., 10 s (fast), then 25, 40, 55, 70, 85 s.
+  auto out = h.Run(Repeat(Join(Stage::kInvited, "(asking root)"), 16));
+  EXPECT_EQ(out.status.code(), Code::kCancelled);
+  std::vector<int> want(10, 1'000);
+  want.insert(want.end(), 6, 15'000);  // The last is the wait that saw the stop.
+  EXPECT_EQ(w.waits, want);
+  // Nudges keep their bound; the repeated one at 70 s does not start
+  // another fast poll (the waits after it stay 15 s).
+  EXPECT_THAT(h.arms_, ElementsAre(0, 70));
+}
+
+TEST(JoiningWake, NudgesStayOncePerNudgeEveryWhileCheckingEverySecond) {
+  JoiningHarness h;
+  FakeWake w(&h);
+  h.j_.fast = FastPoll{Milliseconds(1'000), Milliseconds(150'000)};
+  auto out = h.Run(Repeat(Join(Stage::kGuardReady, "(armed)"), 131));  // 0..130 s.
+  EXPECT_EQ(h.Seconds(h.clock_.Now()), 130);
+  EXPECT_THAT(h.reports_, ElementsAre(0, 60, 120));
+  EXPECT_THAT(h.logs_, ElementsAre("agent: joining: web-1: guard-ready (armed)"));
+}
+
+TEST(JoiningWake, AStageChangeFoundByTheFastPollNudgesAtOnce) {
+  JoiningHarness h;
+  FakeWake w(&h);
+  h.j_.fast = FastPoll{Milliseconds(1'000), Milliseconds(60'000)};
+  auto out =
+      h.Run({Join(Stage::kGuardReady, "(armed)"), Join(Stage::kGuardReady, "(armed)"),
+             Join(Stage::kGuardReady, "(armed)"), Join(Stage::kGuardReady, "(armed)"), Hosting()});
+  EXPECT_TRUE(out.status.ok());
+  // Enrolled 4 s after the report: seen within a second, not at 15 s.
+  EXPECT_EQ(h.Seconds(h.clock_.Now()), 4);
+  EXPECT_THAT(w.waits, ElementsAre(1'000, 1'000, 1'000, 1'000));
+}
+
+TEST(JoiningWake, TheRecordInPlaceStartsTheFastPoll) {
+  JoiningHarness h;
+  FakeWake w(&h);
+  h.j_.fast = FastPoll{Milliseconds(1'000), Milliseconds(60'000)};
+  h.j_.record = [&](const Stop&) { h.recorded_ = true; };  // In place at once.
+  size_t calls = 0;
+  h.j_.select = [&]() -> StatusOr<ModeDecision> {
+    // The first check sees the record thread's notify (deterministic).
+    if (calls == 0) {
+      EXPECT_TRUE(w.AwaitNotified());
+    }
+    if (++calls >= 4) h.stop_.Request();
+    return Join(Stage::kRecorded, "(waiting to be invited)");
+  };
+  h.RunJoiningAsIs();
+  EXPECT_EQ(w.notified, 1);
+  EXPECT_THAT(w.waits, ElementsAre(1'000, 1'000, 1'000, 1'000));
+}
+
+TEST(JoiningWake, WithoutAnActTheBoxChecksEveryJoinEvery) {
+  JoiningHarness h;  // Its record never ends: not in place.
+  FakeWake w(&h);
+  h.j_.fast = FastPoll{Milliseconds(1'000), Milliseconds(60'000)};
+  h.Run(Repeat(Join(Stage::kRecorded, "(waiting to be invited)"), 3));
+  EXPECT_THAT(w.waits, ElementsAre(15'000, 15'000, 15'000));
+  EXPECT_EQ(w.notified, 0);
+}
+
+TEST(JoiningWake, AnEventChecksAtOnce) {
+  JoiningHarness h;
+  FakeWake w(&h);
+  // Root arms the guard 2 s into the first wait (inotify on hostguard/).
+  w.early = [](size_t n) -> std::optional<Milliseconds> {
+    if (n == 0) return Milliseconds(2'000);
+    return std::nullopt;
+  };
+  h.Run({Join(Stage::kInvited, "(asking root)"), Join(Stage::kGuardReady, "(armed)"),
+         Join(Stage::kGuardReady, "(armed)")});
+  EXPECT_THAT(h.arms_, ElementsAre(0));
+  EXPECT_THAT(h.reports_, ElementsAre(2));  // Reported at once, not at 15 s.
+}
+
+TEST(JoiningWake, AStopDuringTheWaitEndsTheRun) {
+  JoiningHarness h;
+  h.j_.wake.wait = [&](Milliseconds, const Stop&) { return Woke::kStopped; };
+  auto out = h.Run({Join(Stage::kRecorded, "w"), Join(Stage::kInvited, "i")});
+  EXPECT_EQ(out.status.code(), Code::kCancelled);
+  EXPECT_EQ(h.calls_, 1u);
 }
 
 }  // namespace

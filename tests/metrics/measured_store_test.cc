@@ -52,6 +52,44 @@ TEST(MeasuredStore, CountsByKindWithoutARegistry) {
   EXPECT_EQ(store.counts().total(), 0);
 }
 
+// A store whose conditional read is its own (as S3's 304): the decorator
+// must forward to it rather than fall back to Get and compare.
+class RevalidatingMem : public testing::MemStore {
+ public:
+  StatusOr<Revalidated> GetIfNoneMatch(std::string_view key, std::string_view version) override {
+    ++conditional;
+    return Store::GetIfNoneMatch(key, version);
+  }
+  int conditional = 0;
+};
+
+TEST(MeasuredStore, ForwardsConditionalReadsAndCountsNotModified) {
+  Registry r;
+  StoreMetrics m(r);
+  auto mem = std::make_shared<RevalidatingMem>();
+  FakeClock clock(SystemTime(std::chrono::seconds(1700000000)));
+  MeasuredStore store(mem, &m, &clock);
+  auto v = store.Put("a", "x", PutOptions{});
+  ASSERT_TRUE(v.ok());
+  auto same = store.GetIfNoneMatch("a", *v);
+  ASSERT_TRUE(same.ok());
+  EXPECT_TRUE(same->not_modified);
+  auto other = store.GetIfNoneMatch("a", "stale");
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->not_modified);
+  EXPECT_EQ(other->object.data, "x");
+  EXPECT_EQ(store.GetIfNoneMatch("b", "").status().code(), Code::kNotFound);
+
+  EXPECT_EQ(mem->conditional, 3);
+  EXPECT_EQ(m.requests->With({"get", "not_modified"})->value(), 1);
+  EXPECT_EQ(m.requests->With({"get", "ok"})->value(), 1);
+  EXPECT_EQ(m.requests->With({"get", "not_found"})->value(), 1);
+  StoreCounts c = store.counts();
+  EXPECT_EQ(c.gets, 3);
+  EXPECT_EQ(c.not_modified, 1);
+  EXPECT_EQ(c.total(), 4);
+}
+
 TEST(BuildInfo, NamesTheRelease) {
   Registry r;
   AddBuildInfo(r);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "identity/status_report.h"
 #include "identity/store_keys.h"
 #include "support/documents.h"
@@ -38,8 +40,11 @@ class GuardReady : public ::testing::Test {
     report_.guard = g;
   }
 
-  // The rule over `report_` signed by `key`, at `now`.
-  GuardReadyCheck Check(SystemTime now, const identity::PrivateKey* key = nullptr) {
+  // The rule over `report_` signed by `key`, at `now`, the report seen
+  // written at `written_at` (default: its own stamp, as if the box's clock
+  // were the reader's).
+  GuardReadyCheck Check(SystemTime now, const identity::PrivateKey* key = nullptr,
+                        std::optional<SystemTime> written_at = std::nullopt) {
     DocState<identity::StatusReport> d;
     d.key = identity::StatusKey("web-1");
     d.present = d.read = true;
@@ -49,8 +54,8 @@ class GuardReady : public ::testing::Test {
     EXPECT_TRUE(parsed.ok());
     d.parsed = *parsed;
     CheckReport(&d, record_.doc.public_key, "web-1");
-    return CheckGuardReady(d, record_, invitation_, now, Milliseconds(5 * 60'000),
-                           Milliseconds(30'000));
+    return CheckGuardReady(d, record_, invitation_, now, written_at.value_or(report_.reported_at),
+                           Milliseconds(5 * 60'000));
   }
 
   identity::PrivateKey enroll_, box_, other_;
@@ -67,21 +72,48 @@ TEST_F(GuardReady, FreshArmedAndBoundIsReady) {
 
 TEST_F(GuardReady, NoReport) {
   DocState<identity::StatusReport> none;
-  GuardReadyCheck c =
-      CheckGuardReady(none, record_, invitation_, kT0, Milliseconds(300'000), Milliseconds(30'000));
+  GuardReadyCheck c = CheckGuardReady(none, record_, invitation_, kT0, kT0, Milliseconds(300'000));
   EXPECT_EQ(c.readiness, GuardReadiness::kNoReport);
   EXPECT_EQ(GuardReadinessName(c.readiness), "no report");
 }
 
-TEST_F(GuardReady, StaleByAgeAndByAClockAhead) {
+TEST_F(GuardReady, StaleBySinceTheReaderSawItWritten) {
+  // Seen written at T0+10m (the box's stamp agrees): fresh until T0+15m.
+  EXPECT_EQ(Check(kT0 + minutes(15) - seconds(1)).readiness, GuardReadiness::kReady);
   GuardReadyCheck old = Check(kT0 + minutes(15));
   EXPECT_EQ(old.readiness, GuardReadiness::kStale);
   EXPECT_EQ(old.detail,
-            "its guard-ready report is 5m0s old (reported at 2027-01-15T08:10:00Z); "
-            "reportFreshness is 5m0s");
-  GuardReadyCheck ahead = Check(kT0 + minutes(9));
-  EXPECT_EQ(ahead.readiness, GuardReadiness::kStale);
-  EXPECT_EQ(Check(kT0 + minutes(10) - seconds(30)).readiness, GuardReadiness::kReady);
+            "its guard-ready report was written 5m0s ago, as this enroller saw it (the box dated "
+            "it 2027-01-15T08:10:00Z); reportFreshness is 5m0s");
+  EXPECT_EQ(GuardReadinessName(old.readiness), "report stale");
+  // A reader's clock behind the store's (written "in the future") is age 0.
+  EXPECT_EQ(Check(kT0 + minutes(9)).readiness, GuardReadiness::kReady);
+}
+
+// docs/protocol.md, "Clocks": the box's clock 10 minutes behind or ahead of
+// the enroller's changes no verdict; only when the enroller saw the report
+// written counts.
+TEST_F(GuardReady, ABoxClockTenMinutesOffChangesNothing) {
+  const SystemTime seen = kT0 + minutes(10);  // On the enroller's clock.
+  for (auto skew : {-minutes(10), minutes(10)}) {
+    report_.reported_at = seen + skew;  // The box's clock.
+    GuardReadyCheck now = Check(seen + seconds(1), nullptr, seen);
+    EXPECT_EQ(now.readiness, GuardReadiness::kReady) << now.detail;
+    GuardReadyCheck later = Check(seen + minutes(5), nullptr, seen);
+    EXPECT_EQ(later.readiness, GuardReadiness::kStale) << later.detail;
+    EXPECT_EQ(ClockSkewOf(report_.reported_at, seen), Milliseconds(skew));
+  }
+}
+
+TEST(Freshness, OfTheReadersOwnObservation) {
+  const SystemTime t = kT0;
+  EXPECT_TRUE(FreshnessOf(t, t, minutes(5)).fresh);
+  EXPECT_EQ(FreshnessOf(t, t + seconds(299), minutes(5)).age, seconds(299));
+  EXPECT_TRUE(FreshnessOf(t, t + seconds(299), minutes(5)).fresh);
+  EXPECT_FALSE(FreshnessOf(t, t + seconds(300), minutes(5)).fresh);
+  // Written after `now` (the store's clock ahead of the reader's): age 0.
+  EXPECT_EQ(FreshnessOf(t + seconds(3), t, minutes(5)).age, Milliseconds(0));
+  EXPECT_EQ(ClockSkewOf(t - minutes(10), t), -Milliseconds(minutes(10)));
 }
 
 TEST_F(GuardReady, SignedByAnotherKeyIsAConflict) {

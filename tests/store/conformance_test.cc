@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "backend_fixture.h"
+#include "store/cached_reads.h"
 
 namespace carlos::testing {
 namespace {
@@ -133,6 +135,120 @@ TEST_P(ConformanceTest, CompareAndSwapAcceptsQuotedAndUnquotedTags) {
       Code::kPreconditionFailed);
 }
 
+// Store::GetIfNoneMatch: "not modified" while the caller's tag is current
+// (S3: a 304 to If-None-Match, GetObject), the object once it changed.
+TEST_P(ConformanceTest, GetIfNoneMatchAnswersNotModifiedWhileTheTagIsCurrent) {
+  const std::string key = "control/invitations/web-1.json";
+  auto v1 = store().Put(key, "invitation one", {});
+  ASSERT_TRUE(v1.ok()) << v1.status().message();
+
+  auto same = store().GetIfNoneMatch(key, *v1);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_TRUE(same->not_modified);
+  EXPECT_EQ(same->object.data, "") << "no bytes with not modified";
+  EXPECT_EQ(same->object.version, "");
+
+  auto v2 = store().Put(key, "invitation two", {});
+  ASSERT_TRUE(v2.ok());
+  auto changed = store().GetIfNoneMatch(key, *v1);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_FALSE(changed->not_modified);
+  EXPECT_EQ(changed->object.data, "invitation two");
+  EXPECT_EQ(changed->object.version, *v2);
+  EXPECT_TRUE(store().GetIfNoneMatch(key, *v2)->not_modified);
+
+  // No tag is a plain read.
+  auto plain = store().GetIfNoneMatch(key, "");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->not_modified);
+  EXPECT_EQ(plain->object.data, "invitation two");
+
+  // A tag with anything appended is another tag: never "not modified"
+  // (Ceph RGW compares only a prefix of If-Match; s3_store.h).
+  auto junk = store().GetIfNoneMatch(key, *v2 + "0");
+  ASSERT_TRUE(junk.ok()) << junk.status().message();
+  EXPECT_FALSE(junk->not_modified);
+  EXPECT_EQ(junk->object.version, *v2);
+
+  // Gone since it was read: not found, as Get.
+  ASSERT_TRUE(store().Delete(key).ok());
+  EXPECT_EQ(store().GetIfNoneMatch(key, *v2).status().code(), Code::kNotFound);
+  EXPECT_EQ(store().GetIfNoneMatch("control/invitations/nobody.json", *v2).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(store().GetIfNoneMatch("/bad", *v2).status().code(), Code::kInvalidArgument);
+}
+
+// Forwards to a backend and counts its conditional reads' answers.
+class CountingRevalidations : public Store {
+ public:
+  explicit CountingRevalidations(Store* inner) : inner_(inner) {}
+  StatusOr<Object> Get(std::string_view key) override {
+    ++gets;
+    return inner_->Get(key);
+  }
+  StatusOr<Revalidated> GetIfNoneMatch(std::string_view key, std::string_view version) override {
+    StatusOr<Revalidated> r = inner_->GetIfNoneMatch(key, version);
+    if (r.ok() && r->not_modified) ++not_modified;
+    if (r.ok() && !r->not_modified) ++bodies;
+    return r;
+  }
+  StatusOr<std::string> Put(std::string_view key, std::string_view data,
+                            const PutOptions& options) override {
+    return inner_->Put(key, data, options);
+  }
+  StatusOr<ListPage> List(std::string_view prefix, std::string_view token, int max) override {
+    return inner_->List(prefix, token, max);
+  }
+  Status Delete(std::string_view key) override { return inner_->Delete(key); }
+  std::string Describe() const override { return inner_->Describe(); }
+  int gets = 0, not_modified = 0, bodies = 0;
+
+ private:
+  Store* inner_;
+};
+
+// store/cached_reads.h: the same answers as GetIfExists, each read after the
+// first a conditional one that transfers no body while the key is unchanged.
+TEST_P(ConformanceTest, CachedReadsAnswerAsGetIfExistsAndRevalidate) {
+  const std::string key = "control/enrollments/web-2.json";
+  CountingRevalidations counting(&store());
+  CachedReads reads(&counting);
+  auto absent = reads.Read(key);
+  ASSERT_TRUE(absent.ok()) << absent.status().message();
+  EXPECT_FALSE(absent->has_value());
+
+  auto v1 = store().Put(key, "enrollment one", {});
+  ASSERT_TRUE(v1.ok());
+  for (int i = 0; i < 3; ++i) {
+    auto got = reads.Read(key);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ASSERT_TRUE(got->has_value());
+    EXPECT_EQ((*got)->data, "enrollment one");
+    EXPECT_EQ((*got)->version, *v1);
+  }
+  EXPECT_EQ(counting.bodies, 1);
+  EXPECT_EQ(counting.not_modified, 2);
+  EXPECT_EQ(counting.gets, 0) << "every read is a conditional one";
+
+  auto v2 = store().Put(key, "enrollment two", {});
+  ASSERT_TRUE(v2.ok());
+  auto changed = reads.Read(key);
+  ASSERT_TRUE(changed.ok() && changed->has_value());
+  EXPECT_EQ((*changed)->data, "enrollment two");
+  EXPECT_EQ((*changed)->version, *v2);
+  EXPECT_EQ(counting.bodies, 2);
+
+  ASSERT_TRUE(store().Delete(key).ok());
+  auto gone = reads.Read(key);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+  // Back at the first version: read in full, not taken for the kept one.
+  ASSERT_TRUE(store().Put(key, "enrollment one", {}).ok());
+  auto back = reads.Read(key);
+  ASSERT_TRUE(back.ok() && back->has_value());
+  EXPECT_EQ((*back)->data, "enrollment one");
+}
+
 TEST_P(ConformanceTest, DeleteIsIdempotent) {
   ASSERT_TRUE(store().Put("control/retired/x.json", "r", {}).ok());
   ASSERT_TRUE(store().Delete("control/retired/x.json").ok());
@@ -185,6 +301,51 @@ TEST_P(ConformanceTest, ListIsSortedPaginatedAndFiltered) {
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->keys.empty());
   EXPECT_TRUE(empty->next_token.empty());
+}
+
+// docs/store.md, "Listing with version tags": each listed key's tag is the
+// one Get returns, changes with the bytes, and pages as List does.
+TEST_P(ConformanceTest, ListVersionsGivesEachKeysGetVersion) {
+  for (std::string k : {"v/a", "v/b", "v/c", "w/a"}) ASSERT_TRUE(store().Put(k, "1" + k, {}).ok());
+  auto listed = ListAllVersions(store(), "v/");
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  ASSERT_EQ(listed->size(), 3u);
+  std::map<std::string, std::string> before;
+  for (const ListedKey& l : *listed) {
+    auto got = store().Get(l.key);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(l.version, got->version) << l.key;
+    before[l.key] = l.version;
+  }
+  EXPECT_EQ(before.size(), 3u);
+  auto v2 = store().Put("v/b", "2v/b", {});
+  ASSERT_TRUE(v2.ok());
+  ASSERT_TRUE(store().Delete("v/c").ok());
+  listed = ListAllVersions(store(), "v/");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].key, "v/a");
+  EXPECT_EQ((*listed)[0].version, before["v/a"]);
+  EXPECT_EQ((*listed)[1].key, "v/b");
+  EXPECT_EQ((*listed)[1].version, *v2);
+  EXPECT_NE(*v2, before["v/b"]);
+  // Pages of one key each carry one tag.
+  auto page = store().ListVersions("v/", "", 1);
+  ASSERT_TRUE(page.ok());
+  EXPECT_THAT(page->keys, ElementsAre("v/a"));
+  EXPECT_THAT(page->versions, ElementsAre(before["v/a"]));
+  EXPECT_FALSE(page->next_token.empty());
+}
+
+// docs/protocol.md, "Clocks": a read tells how long ago the object was
+// written by the store's clock (S3: Date minus Last-Modified, whole seconds).
+TEST_P(ConformanceTest, GetTellsTheObjectsAgeByTheStoresClock) {
+  ASSERT_TRUE(store().Put("age/a", "x", {}).ok());
+  auto got = store().Get("age/a");
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->age.has_value());
+  EXPECT_GE(*got->age, Milliseconds(0));
+  EXPECT_LE(*got->age, Milliseconds(5'000));
 }
 
 TEST_P(ConformanceTest, ListRefusesBadArguments) {

@@ -50,6 +50,34 @@ TEST_F(DirStoreTest, ObjectsAreFilesAndVersionsAreSha256) {
   EXPECT_EQ(st.st_mode & 0777, 0644u);
 }
 
+// The age a Get tells is the file's mtime against this machine's clock;
+// ListVersions' tags follow every write, including one that replaces a file
+// with another of the same size, and one made behind the store's back.
+TEST_F(DirStoreTest, AgeIsTheMtimesAndListedTagsFollowEveryWrite) {
+  ASSERT_TRUE(store_->Put("a/k", "one", {}).ok());
+  std::string path = root_ + "/a/k";
+  struct timespec hour_ago[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), hour_ago, 0), 0);
+  auto got = store_->Get("a/k");
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->age.has_value());
+  EXPECT_GE(*got->age, Milliseconds(3'600'000));
+  EXPECT_LT(*got->age, Milliseconds(3'610'000));
+
+  auto tags = [&] {
+    auto l = ListAllVersions(*store_, "a/");
+    EXPECT_TRUE(l.ok());
+    return l.ok() && l->size() == 1 ? (*l)[0].version : std::string();
+  };
+  EXPECT_EQ(tags(), Sha256Hex("one"));
+  EXPECT_EQ(tags(), Sha256Hex("one"));              // Again (read again or kept: the same).
+  ASSERT_TRUE(store_->Put("a/k", "two", {}).ok());  // Same size, new file.
+  EXPECT_EQ(tags(), Sha256Hex("two"));
+  // Rewritten in place, within the same second, by hand.
+  std::ofstream(path, std::ios::trunc) << "six";
+  EXPECT_EQ(tags(), Sha256Hex("six"));
+}
+
 TEST_F(DirStoreTest, OpenNeedsAnExistingDirectory) {
   auto missing = DirStore::Open(tmp_.path() + "/nope");
   EXPECT_EQ(missing.status().code(), Code::kInvalidArgument);
