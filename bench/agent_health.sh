@@ -2,8 +2,12 @@
 # The health check's throughput and latency with wrk, the server pinned to
 # one core (taskset), side by side with nginx `return 200` on the same core;
 # then the health check's p99 while 5,000 idle connections are held open.
-# The two servers take turns, ROUNDS times (default 5), and the median of
-# each is printed last: on a shared VM one run can be 20 % off the next.
+# A second agent runs with its metrics listener on (-metrics) and scraped
+# every second, as a Prometheus would (docs/operator.md, "Metrics": the
+# listener shares nothing with the health check): its health check must be
+# no slower than the first agent's. The three servers take turns, ROUNDS
+# times (default 5), and the median of each is printed last: on a shared VM
+# one run can be 20 % off the next.
 # Usage: [ROUNDS=n] bench/agent_health.sh [BUILD_DIR] [SECONDS]   (default build, 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +31,21 @@ mkdir -p "$tmp/data"
 env -i PATH="$PATH" CARLOS_BOX_LABEL=bench-1 CARLOS_DATA_DIR="$tmp/data" CARLOS_IMDS_ENDPOINT=off \
   CARLOS_HEALTH_HEADER_TIMEOUT=300s \
   taskset -c $server_core "$bin" agent -http "127.0.0.1:$aport" 2>"$tmp/agent.log" &
+pids+=($!)
+
+# The same agent with metrics on, scraped every second (the scraper on the
+# client's core, as a Prometheus elsewhere would be).
+mport=$(freeport)
+mhport=$(freeport)
+mkdir -p "$tmp/mdata"
+env -i PATH="$PATH" CARLOS_BOX_LABEL=bench-2 CARLOS_DATA_DIR="$tmp/mdata" CARLOS_IMDS_ENDPOINT=off \
+  CARLOS_HEALTH_HEADER_TIMEOUT=300s \
+  taskset -c $server_core "$bin" agent -http "127.0.0.1:$mhport" -metrics "127.0.0.1:$mport" \
+  2>"$tmp/magent.log" &
+pids+=($!)
+(while sleep 1; do
+  taskset -c $client_core curl -sf "http://127.0.0.1:$mport/metrics" > /dev/null && echo ok >> "$tmp/scrapes"
+done) &
 pids+=($!)
 
 # nginx, one worker, on the same core.
@@ -57,15 +76,20 @@ run() {  # name url [tag]: prints wrk's summary; with a tag, notes req/s and p99
   fi
 }
 # Both servers warm up first (code paged in, buffers grown), unmeasured.
-for url in "http://127.0.0.1:$aport/_carlos/lb" "http://127.0.0.1:$nport/_carlos/lb"; do
+for url in "http://127.0.0.1:$aport/_carlos/lb" "http://127.0.0.1:$mhport/_carlos/lb" \
+  "http://127.0.0.1:$nport/_carlos/lb"; do
   taskset -c $client_core wrk -t1 -c50 -d2s "$url" > /dev/null
 done
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 for r in $(seq "$rounds"); do
   run "round $r: carlos agent health check (1 core)" "http://127.0.0.1:$aport/_carlos/lb" agent
+  run "round $r: carlos agent health check, metrics on and scraped every 1 s (1 core)" \
+    "http://127.0.0.1:$mhport/_carlos/lb" metrics
   run "round $r: nginx return 200 (1 core)" "http://127.0.0.1:$nport/_carlos/lb" nginx
 done
 echo "== median of $rounds rounds: agent $(median "$tmp/agent.rps") req/s, p99 $(median "$tmp/agent.p99") ms;" \
+  "agent with metrics scraped $(median "$tmp/metrics.rps") req/s, p99 $(median "$tmp/metrics.p99") ms" \
+  "($(wc -l < "$tmp/scrapes") scrapes answered);" \
   "nginx $(median "$tmp/nginx.rps") req/s, p99 $(median "$tmp/nginx.p99") ms"
 
 # 5,000 idle connections held open on the agent, then the same load.

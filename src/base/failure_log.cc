@@ -2,11 +2,11 @@
 
 namespace carlos {
 
-void FailureLog::Failed(const std::string& cause, const std::string& line) {
+void FailureLog::Failed(const std::string& cause, const std::string& line, const Logf& via) {
   if (!since_) since_ = clock_->Now();
   if (cause == last_cause_) return;
   last_cause_ = cause;
-  logf_(line);
+  (via ? via : failf_ ? failf_ : logf_)(line);
 }
 
 void FailureLog::Succeeded(const std::string& what) {

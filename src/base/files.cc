@@ -73,11 +73,13 @@ std::string TempName(const std::string& path) {
 StatusOr<std::string> WriteTemp(const std::string& path, std::string_view data, mode_t mode) {
   std::string tmp = TempName(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) return ErrnoStatus(errno, "create", tmp);
+  // Errors name `path`, the file the caller asked for, never the
+  // temporary name it does not know.
+  if (fd < 0) return ErrnoStatus(errno, "create", path);
   auto fail = [&](int err, std::string_view what) {
     ::close(fd);
     ::unlink(tmp.c_str());
-    return ErrnoStatus(err, what, tmp);
+    return ErrnoStatus(err, what, path);
   };
   size_t off = 0;
   while (off < data.size()) {
@@ -94,7 +96,7 @@ StatusOr<std::string> WriteTemp(const std::string& path, std::string_view data, 
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    return ErrnoStatus(err, "close", tmp);
+    return ErrnoStatus(err, "close", path);
   }
   return tmp;
 }

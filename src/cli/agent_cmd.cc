@@ -65,7 +65,7 @@ void AddAgentCommand(CLI::App& agent, Action* action) {
   agent.add_option("--metrics", flags->metrics,
                    "Address of the Prometheus metrics listener (GET /metrics), e.g. "
                    "127.0.0.1:9464 or a private address; off unless given. Not the health "
-                   "check's address: see docs/operator.md, \"Metrics\"");
+                   "check's address: see /usr/share/doc/carlos/operator.md, \"Metrics\"");
   agent.add_option("--https", flags->https,
                    "Address of the HTTPS listener (the edge's; accepted and not used here)");
   agent.add_option("--registry", flags->registry,

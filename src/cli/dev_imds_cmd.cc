@@ -148,8 +148,12 @@ void AddDevImdsCommand(CLI::App& dev, Action* action) {
   cmd->add_option("--host", f->host, "Address to listen on (keep it loopback)")
       ->capture_default_str();
   cmd->add_option("--config", f->config,
-                  "JSON file of per-box settings ({\"boxes\":[{...}]}; fields as in "
-                  "src/dev/imds_emulator_config.h); flags give each box's defaults");
+                  "JSON file of per-box settings, {\"boxes\":[{...}]}, each box's fields optional: "
+                  "instance_id, region, availability_zone, account_id, image_id, instance_type, "
+                  "private_ip, architecture, tags (object), tags_enabled, role, access_key_id, "
+                  "secret_access_key, session_token, credentials_lifetime_seconds, fail_first, "
+                  "hang_first, hang_delay_ms, not_found (paths), allow_imdsv1; flags give each "
+                  "box's defaults");
   cmd->add_option("--cert", f->cert,
                   "Signing certificate (PEM); made with --key on first start when neither exists")
       ->capture_default_str();

@@ -9,6 +9,7 @@
 #include "base/env.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/store_options.h"
 #include "store/store.h"
 
 namespace carlos::cli {
@@ -39,10 +40,16 @@ struct Flags {
   bool create_only = false;
   std::string if_match;
   bool tag_only = false;
+  std::string timeout;
+  std::string command;  // "carlos store get"
 };
 
+StatusOr<std::unique_ptr<Store>> Open(const Flags& f) {
+  return OpenStore(ProcessGetenv(), CommandStoreOptions(f.command, f.timeout));
+}
+
 int RunGet(const Flags& f) {
-  auto store = OpenStore(ProcessGetenv());
+  auto store = Open(f);
   if (!store.ok()) return Fail(store.status());
   auto obj = (*store)->Get(f.key);
   if (!obj.ok()) return Fail(obj.status());
@@ -75,7 +82,7 @@ int RunPut(const Flags& f) {
     opts.condition = PutCondition::kIfMatch;
     opts.if_match = f.if_match;
   }
-  auto store = OpenStore(ProcessGetenv());
+  auto store = Open(f);
   if (!store.ok()) return Fail(store.status());
   auto tag = (*store)->Put(f.key, data, opts);
   if (!tag.ok()) return Fail(tag.status());
@@ -83,7 +90,7 @@ int RunPut(const Flags& f) {
 }
 
 int RunList(const Flags& f) {
-  auto store = OpenStore(ProcessGetenv());
+  auto store = Open(f);
   if (!store.ok()) return Fail(store.status());
   auto keys = ListAll(**store, f.prefix);
   if (!keys.ok()) return Fail(keys.status());
@@ -93,7 +100,7 @@ int RunList(const Flags& f) {
 }
 
 int RunDelete(const Flags& f) {
-  auto store = OpenStore(ProcessGetenv());
+  auto store = Open(f);
   if (!store.ok()) return Fail(store.status());
   Status s = (*store)->Delete(f.key);
   if (!s.ok()) return Fail(s);
@@ -112,7 +119,11 @@ void AddStoreCommands(CLI::App& store, Action* action) {
   get->add_option("KEY", flags->key, "The key, e.g. control/boxes/web-1.json")->required();
   get->add_flag("--tag", flags->tag_only,
                 "Print only the version tag and a newline on stdout (for put --if-match)");
-  get->callback([action, flags] { *action = [flags] { return RunGet(*flags); }; });
+  AddTimeoutFlag(get, &flags->timeout);
+  get->callback([action, flags] {
+    flags->command = "carlos store get";
+    *action = [flags] { return RunGet(*flags); };
+  });
 
   CLI::App* put = store.add_subcommand(
       "put", "Write stdin's bytes (at most 1 MiB) at KEY; print the new version tag");
@@ -123,17 +134,29 @@ void AddStoreCommands(CLI::App& store, Action* action) {
   put->add_option("--if-match", flags->if_match,
                   "Write only if KEY's version tag is still TAG (compare-and-swap)")
       ->type_name("TAG");
-  put->callback([action, flags] { *action = [flags] { return RunPut(*flags); }; });
+  AddTimeoutFlag(put, &flags->timeout);
+  put->callback([action, flags] {
+    flags->command = "carlos store put";
+    *action = [flags] { return RunPut(*flags); };
+  });
 
   CLI::App* ls = store.add_subcommand("ls", "List the keys that start with PREFIX, one a line");
   ls->footer(kFooter);
   ls->add_option("PREFIX", flags->prefix, "The prefix, e.g. control/boxes/ (default: all keys)");
-  ls->callback([action, flags] { *action = [flags] { return RunList(*flags); }; });
+  AddTimeoutFlag(ls, &flags->timeout);
+  ls->callback([action, flags] {
+    flags->command = "carlos store ls";
+    *action = [flags] { return RunList(*flags); };
+  });
 
   CLI::App* rm = store.add_subcommand("rm", "Delete KEY (succeeds when it does not exist)");
   rm->footer(kFooter);
   rm->add_option("KEY", flags->key, "The key")->required();
-  rm->callback([action, flags] { *action = [flags] { return RunDelete(*flags); }; });
+  AddTimeoutFlag(rm, &flags->timeout);
+  rm->callback([action, flags] {
+    flags->command = "carlos store rm";
+    *action = [flags] { return RunDelete(*flags); };
+  });
 }
 
 }  // namespace carlos::cli

@@ -16,6 +16,7 @@
 #include "base/env.h"
 #include "base/log.h"
 #include "cli/commands.h"
+#include "cli/store_options.h"
 #include "guard/exec_check.h"
 #include "guard/guard_status.h"
 #include "guard/imds_view.h"
@@ -55,7 +56,7 @@ constexpr const char* kExecFooter =
     "not be made (store or guard unreadable), after waiting CARLOS_JOIN_EVERY (15s); 127 COMMAND "
     "could not be started; 2 usage. One line on stderr says why.";
 
-int RunJoinCommand() {
+int RunJoinCommand(const std::string& timeout) {
   Logf logf = StderrLogf();
   if (::geteuid() != 0) {
     logf(
@@ -64,7 +65,7 @@ int RunJoinCommand() {
     return 1;
   }
   Getenv getenv = ProcessGetenv();
-  auto store = OpenStore(getenv);
+  auto store = OpenStore(getenv, CommandStoreOptions("carlos system join", timeout));
   if (!store.ok()) {
     logf("carlos system join: the deployment store cannot be opened: " + store.status().message() +
          "; fix /etc/carlos/host.env and run again");
@@ -163,7 +164,9 @@ void AddSystemCommands(CLI::App& system, Action* action) {
       "join",
       "As root: check this box's identity record and invitation, install and arm its guard");
   join->footer(kJoinFooter);
-  join->callback([action] { *action = [] { return RunJoinCommand(); }; });
+  auto timeout = std::make_shared<std::string>();
+  AddTimeoutFlag(join, timeout.get());
+  join->callback([action, timeout] { *action = [timeout] { return RunJoinCommand(*timeout); }; });
 
   auto command = std::make_shared<std::vector<std::string>>();
   CLI::App* exec = system.add_subcommand(

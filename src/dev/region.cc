@@ -15,6 +15,7 @@
 #include "dev/region_health.h"
 #include "dev/region_imds.h"
 #include "dev/region_plan.h"
+#include "dev/region_ports.h"
 #include "dev/region_setup.h"
 #include "dev/region_supervisor.h"
 #include "dev/region_view.h"
@@ -135,6 +136,24 @@ Status RunRegion(const RegionOptions& options, const std::vector<std::string>& e
 
   CARLOS_RETURN_IF_ERROR(MakeRegionDirs(layout, dir_store));
   CARLOS_ASSIGN_OR_RETURN(RegionLock lock, RegionLock::Acquire(layout.lock_file()));
+  {
+    // Every port the region listens on, free before anything starts: a
+    // previous run's agents would answer as this run's boxes.
+    std::vector<std::pair<int, std::string>> ports;
+    for (int i = 1; i <= options.boxes; ++i) {
+      ports.emplace_back(BoxHttpPort(options.base_port, i),
+                         fmt::format("box-{}'s health check", i));
+      ports.emplace_back(BoxImdsPort(options.base_port, i), fmt::format("box-{}'s IMDS", i));
+      if (options.metrics) {
+        ports.emplace_back(BoxMetricsPort(options.base_port, i),
+                           fmt::format("box-{}'s metrics", i));
+      }
+    }
+    if (options.metrics) {
+      ports.emplace_back(EnrollerMetricsPort(options.base_port), "the enroller's metrics");
+    }
+    CARLOS_RETURN_IF_ERROR(CheckPortsFree(ports));
+  }
   RegionLog rlog(layout.region_log(), options.live_table ? Logf() : logf);
   rlog(fmt::format("region: starting {} boxes in {}", options.boxes, layout.dir));
 

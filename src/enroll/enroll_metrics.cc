@@ -3,6 +3,8 @@
 #include <chrono>
 #include <map>
 
+#include "enroll/stage.h"
+
 namespace carlos::enroll {
 
 namespace {
@@ -42,6 +44,10 @@ EnrollMetrics::EnrollMetrics(Clock* clock)
       boxes_(registry_.AddGauge("carlos_enroll_boxes",
                                 "Boxes (identity records) in the last pass, by verdict.",
                                 {"verdict"})),
+      stages_(registry_.AddGauge("carlos_enroll_boxes_by_stage",
+                                 "Boxes (identity records) in the last pass, by the stage it "
+                                 "found them at; enrolled boxes are \"enrolled\".",
+                                 {"stage"})),
       decisions_(registry_.AddCounter(
           "carlos_enroll_decisions_total",
           "The enroller's decisions, per box and pass, by kind and reason.", {"kind", "reason"})),
@@ -54,6 +60,7 @@ EnrollMetrics::EnrollMetrics(Clock* clock)
                                     "Unix time the last successful pass ended.")) {
   metrics::AddBuildInfo(registry_);
   for (VerdictKind k : kKinds) boxes_->With({std::string(VerdictKindName(k))})->Set(0);
+  for (const char* s : kPassStages) stages_->With({s})->Set(0);
 }
 
 void EnrollMetrics::Passed(const StatusOr<PassSummary>& pass, double seconds) {
@@ -61,13 +68,16 @@ void EnrollMetrics::Passed(const StatusOr<PassSummary>& pass, double seconds) {
   passes_->With({metrics::OutcomeLabel(pass.status())})->Increment();
   if (!pass.ok()) return;
   std::map<VerdictKind, int> by_kind;
+  std::map<std::string, int, std::less<>> by_stage;
   for (const Outcome& o : pass->outcomes) {
     ++by_kind[o.verdict];
+    ++by_stage[o.stage];
     std::string kind = DecisionKind(o);
     if (kind.empty()) continue;
     decisions_->With({kind, std::string(ReasonName(o.reason))})->Increment();
   }
   for (VerdictKind k : kKinds) boxes_->With({std::string(VerdictKindName(k))})->Set(by_kind[k]);
+  for (const char* s : kPassStages) stages_->With({s})->Set(by_stage[s]);
   last_pass_->With({})->Set(metrics::UnixSeconds(*clock_));
 }
 

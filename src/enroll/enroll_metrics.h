@@ -1,5 +1,5 @@
 // The enroller's metrics (`carlos boxes auto-enroll --watch -metrics ADDR`;
-// docs/operator.md, "Metrics"): boxes by the last pass's verdict,
+// docs/operator.md, "Metrics"): boxes by the last pass's verdict and stage,
 // decisions by kind and reason, pass duration, passes by outcome, the last
 // good pass's time, and the store's requests (metrics::MeasuredStore).
 // Labels are bounded: verdict kinds and reasons are the fixed names of
@@ -28,6 +28,8 @@ class EnrollMetrics {
   //   carlos_enroll_pass_duration_seconds (histogram);
   //   on success: carlos_enroll_boxes{verdict} (the pass's boxes by
   //   VerdictKindName; enrolled and unrecorded boxes are "nothing"),
+  //   carlos_enroll_boxes_by_stage{stage} (the pass's boxes by the stage it
+  //   found them at, enroll/stage.h PassStage),
   //   carlos_enroll_decisions_total{kind,reason}: per box and pass, kind
   //   invited, reinvited, enrolled (a write that succeeded), refused or
   //   waiting (with the verdict's reason; "" for the writes), or error
@@ -40,6 +42,7 @@ class EnrollMetrics {
   metrics::Registry registry_;
   metrics::StoreMetrics store_;
   metrics::Family<metrics::Gauge>* boxes_;
+  metrics::Family<metrics::Gauge>* stages_;
   metrics::Family<metrics::Counter>* decisions_;
   metrics::Family<metrics::Counter>* passes_;
   metrics::Family<metrics::Histogram>* duration_;

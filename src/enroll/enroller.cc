@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/failure_log.h"
 #include "base/strings.h"
 #include "enroll/fleet.h"
 #include "enroll/fleet_checks.h"
 #include "enroll/parallel.h"
+#include "enroll/stage.h"
 #include "identity/encoding.h"
 #include "identity/enrollment.h"
 #include "identity/invitation.h"
@@ -119,9 +121,11 @@ StatusOr<PassSummary> Enroller::Pass() {
   summary.outcomes.resize(fleet.boxes.size());
   ParallelFor(fleet.boxes.size(), settings_.workers, [&](size_t i) {
     const Verdict& v = verdicts[i];
+    const std::string stage = PassStage(fleet.boxes[i]);
     if (v.kind == VerdictKind::kInvite || v.kind == VerdictKind::kReinvite ||
         v.kind == VerdictKind::kEnroll || v.kind == VerdictKind::kReenroll) {
       summary.outcomes[i] = Act(fleet.boxes[i], v, /*forced=*/false);
+      summary.outcomes[i].stage = stage;
       return;
     }
     Outcome& o = summary.outcomes[i];
@@ -129,6 +133,7 @@ StatusOr<PassSummary> Enroller::Pass() {
     o.verdict = v.kind;
     o.reason = v.reason;
     o.line = LineFor(o.box, v);
+    o.stage = stage;
   });
 
   // Enrolled (before or by this pass) or retired: a new report of the box
@@ -199,13 +204,12 @@ Status Enroller::Watch(const Stop& stop, const PassObserver& observed, DirWatche
                                             FormatDuration(settings_.check_every))));
   }
   WakeSchedule schedule(settings_.every, settings_.check_every, watcher != nullptr);
-  std::string last_error;
+  // A failing pass (or change check) once per distinct cause, at warning
+  // priority, and once when passes run again.
+  FailureLog failures(logf_ ? logf_ : Logf([](const std::string&) {}), clock_, warnf_);
   auto note_error = [&](const Status& st) {
-    if (st.message() != last_error && logf_) {
-      logf_(fmt::format("enroll: {}; trying again in {}", st.message(),
-                        FormatDuration(settings_.every)));
-    }
-    last_error = st.message();
+    failures.Failed(st.message(), fmt::format("enroll: {}; trying again in {}", st.message(),
+                                              FormatDuration(settings_.every)));
   };
   while (!stop.requested()) {
     SystemTime now = clock_->Now();
@@ -222,7 +226,7 @@ Status Enroller::Watch(const Stop& stop, const PassObserver& observed, DirWatche
           note_error(pass.status());
           if (pass.status().code() == Code::kInvalidArgument) return pass.status();
         } else {
-          last_error.clear();
+          failures.Succeeded("enroll: passes run");
           if ((pass->invited > 0 || pass->enrolled > 0) && logf_) {
             logf_(
                 fmt::format("enroll: pass over {} boxes: {} invited, {} enrolled, {} refused, {} "

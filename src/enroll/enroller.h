@@ -58,6 +58,8 @@ struct Outcome {
   bool acted = false;
   Reason reason = Reason::kNone;  // As Verdict::reason; kStore for a failed write.
   std::string line;               // The log line, "" for kNothing.
+  // The box's stage as the pass found it, before acting (stage.h PassStage).
+  std::string stage;
 };
 
 struct PassSummary {
@@ -131,6 +133,9 @@ class Enroller {
   StatusOr<std::vector<BoxRow>> List(const std::optional<std::string>& region);
 
   const EnrollerSettings& settings() const { return settings_; }
+  // Where Watch's failure lines go (warning priority under the journal,
+  // base/log_layout.h); unset: the logf given. Call before Watch.
+  void set_warnf(Logf warnf) { warnf_ = std::move(warnf); }
 
  private:
   struct Fleet;
@@ -161,6 +166,7 @@ class Enroller {
   Store* store_;
   Clock* clock_;
   Logf logf_;
+  Logf warnf_;
   EnrollerSettings settings_;
   RecordChecker checker_;
   ReasonLog reasons_;

@@ -26,7 +26,11 @@ BoxRow MakeRow(const BoxDocs& docs, const Verdict& verdict, SystemTime now) {
         protocol::FreshnessOf(docs.report_written_at.value_or(now), now, Milliseconds::max()).age;
     if (r.guard) row.guard_armed = r.guard->armed;
   }
-  row.referenced_by = docs.referenced_by.value_or("");
+  // A box that is enrolled publishes its own edges file as it hosts: that
+  // makes it referenced to neither the stage function nor the enroller's
+  // rules (protocol/stage.h, verdict.h: referenced counts only for a box
+  // that is not enrolled), so the list does not show it either.
+  if (!docs.enrollment.valid()) row.referenced_by = docs.referenced_by.value_or("");
   row.next = std::string(VerdictKindName(verdict.kind));
   if (verdict.kind == VerdictKind::kRefused || verdict.kind == VerdictKind::kWaiting ||
       verdict.kind == VerdictKind::kError) {

@@ -28,7 +28,8 @@ struct BoxRow {
   std::optional<Milliseconds> report_age;
   // The report's guard facts: armed or not; nullopt without guard facts.
   std::optional<bool> guard_armed;
-  // The edges file that names the box, "" when none does.
+  // The box's edges file when it makes the box referenced: published while
+  // the box is not enrolled (a hosting box's own file does not); "" else.
   std::string referenced_by;
   // What automatic enrollment would do next (verdict.h VerdictKindName) and,
   // when it refuses, waits or cannot read, why: the reason's stable name and

@@ -29,4 +29,10 @@ StatusOr<protocol::Stage> StoreStage(const BoxDocs& docs) {
   return d.stage;
 }
 
+std::string PassStage(const BoxDocs& docs) {
+  if (docs.enrollment.valid() && !docs.retirement.valid()) return "enrolled";
+  StatusOr<protocol::Stage> stage = StoreStage(docs);
+  return stage.ok() ? std::string(protocol::StageName(*stage)) : "unknown";
+}
+
 }  // namespace carlos::enroll

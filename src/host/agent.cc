@@ -164,6 +164,7 @@ class Agent {
     g.wait = timings_.join_every;
     g.clock = env_.clock;
     g.logf = env_.logf;
+    g.warnf = env_.warnf;
     return DecideAgentMode(g, *env_.stop);
   }
 
@@ -331,6 +332,8 @@ class Agent {
       loop.backoff = host::GroupReferenceBackoff;
       loop.clock = env_.clock;
       loop.logf = env_.logf;
+      loop.warnf = env_.warnf;
+      loop.errf = env_.errf;
       if (metrics_) loop.attempted = [m = metrics_.get()](RecordResult r) { m->RecordWrite(r); };
       RunRecordLoop(loop, label_, done);
     };
@@ -354,6 +357,7 @@ class Agent {
     }
     j.clock = env_.clock;
     j.logf = env_.logf;
+    j.warnf = env_.warnf;
     j.health = &lbhealth::Default();
     JoinOutcome out = RunJoining(j, stop);
     if (out.status.ok()) handover_ = true;
@@ -398,7 +402,9 @@ class Agent {
     h.drain = timings_.drain;
     h.clock = env_.clock;
     h.logf = env_.logf;
+    h.warnf = env_.warnf;
     h.health = &lbhealth::Default();
+    if (metrics_) h.draining = [m = metrics_.get()] { m->Draining(); };
     Status st = RunHosting(h, *env_.stop);
     StopListening(srv->get());
     return st.code() == Code::kCancelled ? 0 : 1;

@@ -77,6 +77,11 @@ void AgentMetrics::Decided(const StatusOr<protocol::ModeDecision>& decision, boo
   since_.store(metrics::UnixSeconds(*clock_));
 }
 
+void AgentMetrics::Draining() {
+  MutexLock lock(&mu_);
+  for (const char* m : kModes) mode_->With({m})->Set(std::string_view(m) == "draining" ? 1 : 0);
+}
+
 void AgentMetrics::MarkerWrite(const Status& status) {
   markers_->With({metrics::OutcomeLabel(status)})->Increment();
 }

@@ -40,6 +40,10 @@ class AgentMetrics {
   // last one ("none" before the first) and restarts the seconds in stage.
   // A failed decision (the stage is unknown) changes nothing.
   void Decided(const StatusOr<protocol::ModeDecision>& decision, bool hosting);
+  // The hosting agent drains (stopped by SIGTERM/SIGINT, or no longer
+  // allowed to host): carlos_box_mode{mode="draining"} 1, the others 0; the
+  // stage is left as it was.
+  void Draining();
 
   // The outcome of a join request to root (the marker write) and of a
   // status report publish: counts carlos_join_marker_writes_total{outcome}

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/check.h"
+#include "base/failure_log.h"
 #include "protocol/settings.h"
 
 namespace carlos::host {
@@ -19,14 +20,11 @@ bool DecideAgentMode(const Gate& g, const Stop& stop) {
   }
   CARLOS_CHECK(g.open && g.select && g.join && g.clock && g.logf,
                "DecideAgentMode with region HA on requires every Gate field set (host/gate.h)");
-  std::string last;
-  // Logs `err` unless it is the last one logged, then waits; false when
-  // `stop` was requested first.
+  FailureLog failures(g.logf, g.clock, g.warnf);
+  // Logs `err` once per distinct cause, then waits; false when `stop` was
+  // requested first.
   auto note = [&](const Status& err) {
-    if (err.ToString() != last) {
-      g.logf("agent: mode: " + err.ToString() + "; checking again");
-      last = err.ToString();
-    }
+    failures.Failed(err.ToString(), "agent: mode: " + err.ToString() + "; checking again");
     return g.clock->Sleep(g.wait, stop);
   };
   for (;;) {
@@ -43,11 +41,14 @@ bool DecideAgentMode(const Gate& g, const Stop& stop) {
       if (!note(d.status())) return false;
       continue;
     }
+    failures.Succeeded("agent: mode: the mode is known");
     if (d->mode == protocol::Mode::kHosting) return true;
     g.logf("agent: " + d->box + " is joining (" + std::string(protocol::StageName(d->stage)) +
            "): it hosts nothing until it is enrolled");
     Status st = g.join(*facts, *d, stop);
-    if (!st.ok() && st.code() != Code::kCancelled) g.logf("agent: joining: " + st.ToString());
+    if (!st.ok() && st.code() != Code::kCancelled) {
+      (g.warnf ? g.warnf : g.logf)("agent: joining: " + st.ToString());
+    }
     return false;
   }
 }

@@ -38,6 +38,8 @@ struct Gate {
   Milliseconds wait{15'000};
   Clock* clock = nullptr;
   Logf logf;
+  // Failure lines at warning priority (base/log_layout.h); unset: logf.
+  Logf warnf;
 };
 
 // Decides whether this process starts the claim agent, exactly as the

@@ -20,6 +20,7 @@ void Note(FailureLog* log, const Status& st, const std::string& prefix,
 }
 
 void Drain(const Hosting& h) {
+  if (h.draining) h.draining();
   h.health->SetHosting(false);
   h.health->SetStage("draining");
   Stop never;  // The drain window is served in full.
@@ -34,7 +35,8 @@ Status RunHosting(const Hosting& h, const Stop& stop) {
   h.health->SetHosting(true);
   h.health->SetStage("hosting");
   h.logf("agent: " + h.box + " is hosting");
-  FailureLog edges_log(h.logf, h.clock), report_log(h.logf, h.clock), check_log(h.logf, h.clock);
+  FailureLog edges_log(h.logf, h.clock, h.warnf), report_log(h.logf, h.clock, h.warnf),
+      check_log(h.logf, h.clock, h.warnf);
   SystemTime next_report = h.clock->Now();
   SystemTime next_check = h.clock->Now() + h.check_every;
   for (;;) {
@@ -57,9 +59,9 @@ Status RunHosting(const Hosting& h, const Stop& stop) {
         check_log.Failed(d.status().ToString(),
                          "agent: hosting: " + d.status().ToString() + "; checking again");
       } else if (d->mode != protocol::Mode::kHosting) {
-        h.logf("agent: hosting: " + h.box +
-               " may no longer host: " + std::string(protocol::StageName(d->stage)) + " " + d->why +
-               "; draining for " + FormatDuration(h.drain));
+        (h.warnf ? h.warnf : h.logf)("agent: hosting: " + h.box + " may no longer host: " +
+                                     std::string(protocol::StageName(d->stage)) + " " + d->why +
+                                     "; draining for " + FormatDuration(h.drain));
         Drain(h);
         h.logf("agent: hosting: drained; exiting to join again");
         return PreconditionFailed(

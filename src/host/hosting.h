@@ -36,7 +36,12 @@ struct Hosting {
   Milliseconds drain{10'000};
   Clock* clock = nullptr;
   Logf logf;
+  // Failure lines at warning priority (base/log_layout.h); unset: logf.
+  Logf warnf;
   lbhealth::Health* health = nullptr;
+  // Told when a drain begins, stopped or no longer allowed to host (the
+  // agent's mode gauge); may be empty.
+  std::function<void()> draining;
 };
 
 // Hosts until `stop` is requested or the box may no longer host:

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/check.h"
+#include "base/failure_log.h"
 
 namespace carlos::host {
 
@@ -42,7 +43,8 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
   std::thread serve([&] {
     Status st = j.serve(done);
     if (!st.ok()) {
-      j.logf("agent: joining: the load balancer health check is not answered: " + st.ToString());
+      (j.warnf ? j.warnf : j.logf)(
+          "agent: joining: the load balancer health check is not answered: " + st.ToString());
     }
   });
   std::thread record([&] {
@@ -54,7 +56,9 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
   StopAndJoin cleanup(&done, &serve, &record);
 
   protocol::ModeDecision last;
-  std::string last_err;
+  // Each repeating failure once per distinct cause, and once when it ends.
+  FailureLog failures(j.logf, j.clock, j.warnf), arm_log(j.logf, j.clock, j.warnf),
+      report_log(j.logf, j.clock, j.warnf);
   std::optional<SystemTime> nudged;  // Never nudged: a nudge is due.
   // When the box last did what another party answers (host/wake.h).
   std::optional<SystemTime> expecting_since;
@@ -63,16 +67,14 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
     SystemTime now = j.clock->Now();
     if (recorded.exchange(false)) expecting_since = now;
     if (!d.ok()) {
-      if (d.status().ToString() != last_err) {
-        j.logf("agent: joining: " + d.status().ToString() + "; checking again");
-        last_err = d.status().ToString();
-      }
+      failures.Failed(d.status().ToString(),
+                      "agent: joining: " + d.status().ToString() + "; checking again");
     } else if (d->mode == protocol::Mode::kHosting) {
       j.logf("agent: joining: " + d->box +
              " is enrolled and its guard is armed; restarting as the claim agent");
       return {*d, OkStatus()};
     } else {
-      last_err.clear();
+      failures.Succeeded("agent: joining: the mode is known");
       if (d->stage != last.stage || d->why != last.why) {
         j.logf("agent: joining: " + d->box + ": " + std::string(protocol::StageName(d->stage)) +
                " " + d->why);
@@ -85,11 +87,13 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
         // (the same stage a joinNudgeEvery later) does not, so a box whose
         // answer does not come falls back to joinEvery (host/wake.h).
         const bool first = !nudged;
-        auto ask_root = [&j]() -> bool {
+        auto ask_root = [&]() -> bool {
           if (Status st = j.request_arm(); !st.ok()) {
-            j.logf("agent: joining: could not ask root to arm the guard: " + st.ToString());
+            arm_log.Failed(st.ToString(),
+                           "agent: joining: could not ask root to arm the guard: " + st.ToString());
             return false;
           }
+          arm_log.Succeeded("agent: joining: root is asked to arm the guard");
           return true;
         };
         switch (d->stage) {
@@ -99,9 +103,12 @@ JoinOutcome RunJoining(const Joining& j, const Stop& stop) {
           case protocol::Stage::kGuardInstalled:
           case protocol::Stage::kGuardReady:
             if (Status st = j.report(); !st.ok()) {
-              j.logf("agent: joining: the guard-ready report was not published: " + st.ToString());
-            } else if (first) {
-              expecting_since = now;
+              report_log.Failed(
+                  st.ToString(),
+                  "agent: joining: the guard-ready report was not published: " + st.ToString());
+            } else {
+              report_log.Succeeded("agent: joining: the guard-ready report is published");
+              if (first) expecting_since = now;
             }
             // Installed but still not armed a whole nudge interval later:
             // root's join was killed or failed between installing and

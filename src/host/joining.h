@@ -50,6 +50,8 @@ struct Joining {
   FastPoll fast;
   Clock* clock = nullptr;
   Logf logf;
+  // Failure lines at warning priority (base/log_layout.h); unset: logf.
+  Logf warnf;
   // The health state the load balancer reads: set to not hosting at once,
   // its stage to "joining: <stage>" on each change. Never null.
   lbhealth::Health* health = nullptr;

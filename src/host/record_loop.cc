@@ -1,6 +1,7 @@
 #include "host/record_loop.h"
 
 #include "base/check.h"
+#include "base/failure_log.h"
 #include "identity/store_keys.h"
 
 namespace carlos::host {
@@ -53,12 +54,10 @@ void RunRecordLoop(const RecordLoop& loop, const std::string& box, const Stop& s
   CARLOS_CHECK(loop.store && loop.box_key && loop.build && loop.backoff && loop.clock && loop.logf,
                "RunRecordLoop requires every RecordLoop field set (host/record_loop.h)");
   const std::string key = identity::RecordKey(box);
-  // Each distinct failure or conflict is logged once, whatever the wait.
-  std::string last;
-  auto log_once = [&](const std::string& why, const std::string& line) {
-    if (why != last) loop.logf(line);
-    last = why;
-  };
+  // Each distinct failure or conflict is logged once, whatever the wait;
+  // its end once.
+  FailureLog failure_log(loop.logf, loop.clock, loop.warnf);
+  const Logf& errf = loop.errf ? loop.errf : loop.warnf;
   for (int failures = 0;;) {
     std::string why;
     Milliseconds wait{0};
@@ -66,22 +65,27 @@ void RunRecordLoop(const RecordLoop& loop, const std::string& box, const Stop& s
     if (loop.attempted) loop.attempted(result);
     switch (result) {
       case RecordResult::kWritten:
+        failure_log.Succeeded("agent: the identity record " + key + " can be written");
         loop.logf("agent: the identity record " + key + " is written");
         return;
       case RecordResult::kInPlace:
+        failure_log.Succeeded("agent: the identity record " + key + " can be read");
         loop.logf("agent: the identity record " + key + " is in place");
         return;
       case RecordResult::kConflict:
         // An operator must act; check now and then whether one has.
         wait = loop.backoff(1000);
-        log_once("conflict: " + why,
-                 "agent: the identity record " + key + " is not this box's: " + why +
-                     "; it is never overwritten: an operator must retire it or remove it");
+        failure_log.Failed("conflict: " + why,
+                           "agent: the identity record " + key + " is not this box's: " + why +
+                               "; it is never overwritten: an operator must retire it or remove "
+                               "it (carlos boxes rm " +
+                               box + ")",
+                           errf);
         break;
       case RecordResult::kFailed:
         wait = loop.backoff(++failures);
-        log_once(why, "agent: the identity record " + key + " could not be written: " + why +
-                          "; trying again in " + FormatDuration(wait));
+        failure_log.Failed(why, "agent: the identity record " + key + " could not be written: " +
+                                    why + "; trying again in " + FormatDuration(wait));
         break;
     }
     if (!loop.clock->Sleep(wait, stop)) return;

@@ -45,6 +45,10 @@ struct RecordLoop {
   std::function<Milliseconds(int n)> backoff;
   Clock* clock = nullptr;
   Logf logf;
+  // Failure lines at warning priority (base/log_layout.h); unset: logf.
+  Logf warnf;
+  // Lines that need an operator (a conflict) at error priority; unset: warnf.
+  Logf errf;
   // Told each attempt's result (the agent's metrics); may be empty.
   std::function<void(RecordResult)> attempted;
 };

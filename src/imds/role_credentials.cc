@@ -1,5 +1,7 @@
 #include "imds/role_credentials.h"
 
+#include <fmt/format.h>
+
 namespace carlos::imds {
 
 namespace {
@@ -7,6 +9,18 @@ namespace {
 StatusOr<AwsCredentials> Convert(ImdsClient& client) {
   auto rc = client.RoleCredentialsNow();
   if (!rc.ok()) {
+    // No IMDS at all (it never answered: not on EC2) is not an IMDS to
+    // enable or to wait for, but no credentials anywhere: say where they
+    // were looked for, and fail at once.
+    if (Status reachable = client.Reachable(); !reachable.ok()) {
+      return InvalidArgument(fmt::format(
+          "no AWS credentials were found: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not "
+          "set, and no instance metadata service answered at {} for an instance role ({}). Off "
+          "EC2, set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for "
+          "temporary keys) in the environment (on a box, /etc/carlos/host.env) and "
+          "CARLOS_IMDS_ENDPOINT=off; on EC2, give the instance a role",
+          client.options().endpoint, reachable.message()));
+    }
     Status st = rc.status().Annotate("the instance role's credentials from IMDS");
     // To the store these are credentials, not a key or a condition: no
     // role (404) or IMDS disabled (403) is a credentials refusal, so that a

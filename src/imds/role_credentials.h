@@ -18,9 +18,12 @@ namespace carlos::imds {
 // prefixed "the instance role's credentials from IMDS": kDenied for no role
 // (IMDS 404) or IMDS disabled (403 to the token request): credentials that
 // cannot be had, never the store's kNotFound or kPreconditionFailed (the
-// exit statuses of `carlos store` tell those apart); the client's
-// kUnavailable for IMDS off or failing, kDeadlineExceeded for IMDS not
-// answering, kCorrupt for a bad answer. Thread-safe.
+// exit statuses of `carlos store` tell those apart); kInvalidArgument "no
+// AWS credentials were found: ..." (naming the variables and IMDS) when IMDS
+// has never answered this client (ImdsClient::Reachable: not on EC2), which
+// no retry mends; the client's kUnavailable for IMDS failing after it
+// answered once, kDeadlineExceeded for it not answering then, kCorrupt for
+// a bad answer. Thread-safe.
 CredentialsProvider ImdsRoleCredentials(ImdsClient& client);
 
 // The same, owning a shared client.

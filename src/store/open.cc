@@ -19,6 +19,13 @@ S3StoreOptions S3OptionsFromEnv(const Getenv& getenv) {
 }
 
 StatusOr<std::unique_ptr<Store>> OpenStore(const Getenv& getenv) {
+  return OpenStore(getenv, StoreOpenOptions{});
+}
+
+StatusOr<std::unique_ptr<Store>> OpenStore(const Getenv& getenv, const StoreOpenOptions& options) {
+  if (options.deadline && options.deadline->count() <= 0) {
+    return InvalidArgument("the store's timeout must be more than 0");
+  }
   std::string bucket = EnvOr(getenv, "CARLOS_DEPLOYMENT_BUCKET", "");
   std::string dir = EnvOr(getenv, "CARLOS_DEPLOYMENT_DIR", "");
   if (!bucket.empty() && !dir.empty()) {
@@ -36,7 +43,10 @@ StatusOr<std::unique_ptr<Store>> OpenStore(const Getenv& getenv) {
     if (!s.ok()) return s.status().Annotate("CARLOS_DEPLOYMENT_DIR");
     return std::unique_ptr<Store>(std::move(s).value());
   }
-  auto s = S3Store::Open(S3OptionsFromEnv(getenv));
+  S3StoreOptions s3 = S3OptionsFromEnv(getenv);
+  if (options.deadline) s3.deadline = *options.deadline;
+  s3.on_retry = options.on_retry;
+  auto s = S3Store::Open(std::move(s3));
   if (!s.ok()) return s.status();
   return std::unique_ptr<Store>(std::move(s).value());
 }

@@ -34,6 +34,7 @@ struct S3Store::Request {
 struct S3Store::Response {
   CURLcode curl = CURLE_OK;
   std::string curl_error;
+  long os_errno = 0;  // CURLINFO_OS_ERRNO after a failure.
   long http = 0;
   std::string body;
   std::string etag;
@@ -175,17 +176,22 @@ bool NeverSent(CURLcode c) {
          c == CURLE_COULDNT_RESOLVE_PROXY;
 }
 
-bool TransientCurl(CURLcode c) {
+// Whether a curl failure is worth another attempt. A name that does not
+// resolve is not (the endpoint or the bucket's region is wrong, or there is
+// no resolver: the next check, not the next second, may see it mended), and
+// neither is a TLS handshake that failed without a socket error (`os_errno`,
+// CURLINFO_OS_ERRNO, 0): the server answered, and what it answered was not
+// TLS — an https:// endpoint on a plain-HTTP port.
+bool TransientCurl(CURLcode c, long os_errno) {
   switch (c) {
+    case CURLE_SSL_CONNECT_ERROR:
+      return os_errno != 0;
     case CURLE_COULDNT_CONNECT:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_OPERATION_TIMEDOUT:
     case CURLE_SEND_ERROR:
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
-    case CURLE_SSL_CONNECT_ERROR:
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
       return true;
@@ -212,6 +218,25 @@ std::string Explain(const S3Store::Response& r) {
     if (!e->message.empty()) out += ": " + e->message;
   }
   return out;
+}
+
+// The status of a curl failure that is not retried, at `where`, with what
+// to do for those that have a fix.
+Status CurlFailure(const S3Store::Response& r, const std::string& where) {
+  std::string msg = fmt::format("{}: {}", where, Explain(r));
+  switch (r.curl) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return Unavailable(msg +
+                         " (the host name does not resolve: check CARLOS_S3_ENDPOINT, or "
+                         "AWS_REGION and CARLOS_DEPLOYMENT_BUCKET for AWS, and the resolver)");
+    case CURLE_SSL_CONNECT_ERROR:
+      return InvalidArgument(msg +
+                             " (the server does not speak TLS on that port: an https:// "
+                             "CARLOS_S3_ENDPOINT on a plain-HTTP port? use http://)");
+    default:
+      return Unavailable(msg);
+  }
 }
 
 std::string S3Code(const S3Store::Response& r) {
@@ -378,7 +403,10 @@ S3Store::Response S3Store::Perform(const Request& req, const AwsCredentials& cre
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
   }
   r.curl = curl_easy_perform(h);
-  if (r.curl != CURLE_OK) r.curl_error = errbuf;
+  if (r.curl != CURLE_OK) {
+    r.curl_error = errbuf;
+    curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &r.os_errno);
+  }
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.http);
   curl_slist_free_all(headers);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
@@ -390,25 +418,51 @@ S3Store::Response S3Store::Perform(const Request& req, const AwsCredentials& cre
   return r;
 }
 
-bool S3Store::Backoff(int attempt, SystemTime deadline) {
+bool S3Store::Backoff(int attempt, SystemTime deadline, const Request& req,
+                      const std::string& cause) {
   int64_t cap = opts_.backoff_initial.count();
   for (int i = 0; i < attempt && cap < opts_.backoff_max.count(); ++i) cap *= 2;
   cap = std::min<int64_t>(cap, opts_.backoff_max.count());
   static thread_local std::mt19937_64 rng(std::random_device{}());
   Milliseconds wait{std::uniform_int_distribution<int64_t>(0, std::max<int64_t>(cap, 0))(rng)};
   if (clock_->Now() + wait >= deadline) return false;
+  if (opts_.on_retry) {
+    opts_.on_retry(
+        RetryNote{fmt::format("{}: {}", Describe(), req.what), attempt + 1, cause, wait, false});
+  }
   clock_->Sleep(wait, NeverStop());
   return true;
 }
 
 S3Store::Response S3Store::Execute(const Request& req, SystemTime deadline) {
+  bool retried = false;
+  std::string last_cause;
+  Response r = ExecuteLoop(req, deadline, &retried, &last_cause);
+  if (retried && opts_.on_retry) {
+    opts_.on_retry(RetryNote{fmt::format("{}: {}", Describe(), req.what), 0, last_cause,
+                             Milliseconds(0), true});
+  }
+  return r;
+}
+
+S3Store::Response S3Store::ExecuteLoop(const Request& req, SystemTime deadline, bool* retried,
+                                       std::string* last_cause) {
+  auto backoff = [&](int attempt, const std::string& cause) {
+    *last_cause = cause;
+    bool again = Backoff(attempt, deadline, req, cause);
+    *retried = *retried || again;
+    return again;
+  };
   for (int attempt = 0;; ++attempt) {
     Response r;
     auto creds = opts_.credentials();
     if (!creds.ok()) {
       // An instance role's IMDS may be briefly unreachable: that is
       // transient too. Missing or refused credentials are not.
-      if (creds.status().code() == Code::kUnavailable && Backoff(attempt, deadline)) continue;
+      if (creds.status().code() == Code::kUnavailable &&
+          backoff(attempt, "credentials: " + creds.status().message())) {
+        continue;
+      }
       r.failure = creds.status().Annotate(fmt::format("{}: {}: credentials", Describe(), req.what));
       return r;
     }
@@ -420,11 +474,10 @@ S3Store::Response S3Store::Execute(const Request& req, SystemTime deadline) {
                                       req.what, req.max_body));
       return r;
     }
-    bool transient = r.curl != CURLE_OK ? TransientCurl(r.curl) : TransientHttp(r);
+    bool transient = r.curl != CURLE_OK ? TransientCurl(r.curl, r.os_errno) : TransientHttp(r);
     if (!transient) {
-      if (r.curl != CURLE_OK) {
-        r.failure = Unavailable(fmt::format("{}: {}: {}", Describe(), req.what, Explain(r)));
-      }
+      if (r.curl != CURLE_OK)
+        r.failure = CurlFailure(r, fmt::format("{}: {}", Describe(), req.what));
       return r;
     }
     // A 409 ConditionalRequestConflict and a refused connection change
@@ -435,7 +488,7 @@ S3Store::Response S3Store::Execute(const Request& req, SystemTime deadline) {
       r.ambiguous = true;
       return r;
     }
-    if (!Backoff(attempt, deadline)) {
+    if (!backoff(attempt, Explain(r))) {
       // The cause, not the attempt count: the same failure gives the same
       // line, so callers' "once per distinct error" logs it once.
       r.failure =
@@ -458,6 +511,17 @@ Status AnswerStatus(const S3Store::Response& r, std::string_view where, std::str
         "{} (bucket {:?} does not exist; check CARLOS_DEPLOYMENT_BUCKET)", msg, bucket));
   }
   if (r.http == 404) return NotFound(msg);
+  if (code == "InvalidAccessKeyId") {
+    return Denied(msg + " (the server knows no such access key: check AWS_ACCESS_KEY_ID)");
+  }
+  if (code == "SignatureDoesNotMatch") {
+    return Denied(msg +
+                  " (the secret key does not match the access key: check "
+                  "AWS_SECRET_ACCESS_KEY)");
+  }
+  if (code == "RequestTimeTooSkewed") {
+    return Denied(msg + " (this machine's clock is off by more than 15 minutes: fix it)");
+  }
   if (r.http == 401 || r.http == 403) return Denied(msg);
   if (r.http == 501) {
     return InvalidArgument(msg +
@@ -495,7 +559,7 @@ StatusOr<Revalidated> S3Store::Fetch(std::string_view key, SystemTime deadline,
   if (r.http == 404 && S3Code(r) != "NoSuchBucket") {
     return NotFound(fmt::format("{}: key not found", where));
   }
-  if (r.http == 403) {
+  if (r.http == 403 && (S3Code(r).empty() || S3Code(r) == "AccessDenied")) {
     // Amazon S3 API Reference, GetObject, "Permissions": without
     // s3:ListBucket, a missing key is answered 403 AccessDenied, not 404.
     return Denied(fmt::format(
@@ -617,7 +681,7 @@ StatusOr<std::string> S3Store::Put(std::string_view key, std::string_view data,
                       got.ok() ? "at version " + got->version : std::string("missing"), lost));
     }
     // It did not land and the condition still holds: try again.
-    if (!Backoff(attempt, deadline)) {
+    if (!Backoff(attempt, deadline, req, lost)) {
       return Unavailable(fmt::format("{}: not written; still failing at the deadline ({}): {}",
                                      where, FormatDuration(opts_.deadline), lost));
     }

@@ -27,7 +27,15 @@
 // Transient failures (connection refused or reset, timeouts, 5xx, 429,
 // SlowDown, RequestTimeout) are retried with full-jitter exponential backoff
 // until the options' deadline; then the call returns kUnavailable with the
-// last error. A conditional write whose answer is lost (a 5xx, a timeout or
+// last error. Failures that no retry can mend fail at once, told by
+// libcurl's CURLcode and S3's error Code, never by a message: a host name
+// that does not resolve (CURLE_COULDNT_RESOLVE_HOST: kUnavailable), a TLS
+// handshake the server answered with something that is not TLS
+// (CURLE_SSL_CONNECT_ERROR with no socket error: an https:// endpoint on a
+// plain-HTTP port; kInvalidArgument), credentials the server does not know
+// or whose signature does not match (403 InvalidAccessKeyId,
+// SignatureDoesNotMatch: kDenied), missing credentials (the provider's
+// kInvalidArgument, kDenied). A conditional write whose answer is lost (a 5xx, a timeout or
 // a reset after the request was sent) has an unknown outcome: Put reads the
 // key back and compares it with what it sent (the same bytes: the write
 // landed and Put returns its tag; other bytes: kPreconditionFailed for
@@ -74,6 +82,9 @@ struct S3StoreOptions {
   // Architecture Blog, "Exponential Backoff And Jitter").
   Milliseconds backoff_initial{100};
   Milliseconds backoff_max{2000};
+  // Told of each failed attempt that will be tried again, and of the end
+  // of a call that was retried (store.h RetryNote); may be empty.
+  RetryObserver on_retry;
   // Measures the deadline and waits between attempts; nullptr means
   // RealClock(). Not owned; must outlive the store.
   Clock* clock = nullptr;
@@ -126,8 +137,12 @@ class S3Store : public Store {
   StatusOr<Revalidated> Fetch(std::string_view key, SystemTime deadline,
                               std::string_view if_none_match);
   // Sleeps the backoff for attempt `attempt`, unless that would pass
-  // `deadline` (then returns false at once).
-  bool Backoff(int attempt, SystemTime deadline);
+  // `deadline` (then returns false at once); tells on_retry first, naming
+  // `req` and `cause`.
+  bool Backoff(int attempt, SystemTime deadline, const Request& req, const std::string& cause);
+  // Execute's loop; `*retried` says whether it backed off at least once.
+  Response ExecuteLoop(const Request& req, SystemTime deadline, bool* retried,
+                       std::string* last_cause);
 
   // The URL for `key` ("" for the bucket itself), without a query.
   std::string Url(std::string_view key) const;

@@ -30,6 +30,7 @@
 // processes.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -218,5 +219,39 @@ StatusOr<std::vector<ListedKey>> ListAllVersions(Store& store, std::string_view 
 // (directory). Errors: kInvalidArgument when neither or both are set, or a
 // setting is malformed, with a message that says which variable to set.
 StatusOr<std::unique_ptr<Store>> OpenStore(const Getenv& getenv);
+
+// A store call's attempt that failed and will be tried again (or, `ended`,
+// the end of a call that was retried): what a command on a terminal shows
+// while it waits (docs/operator.md, "Exit statuses": --timeout).
+struct RetryNote {
+  // The store and the request: "s3://b (endpoint http://...): GET control/boxes/web-1.json".
+  std::string what;
+  // The attempt that failed, from 1.
+  int attempt = 0;
+  // Why it failed, without counters ("Couldn't connect to server ...").
+  std::string cause;
+  // The wait before the next try.
+  Milliseconds next_in{0};
+  // True once for a call that was retried, when it returns (whatever its
+  // result): a progress line can be taken away. The other fields are then
+  // those of its last failed attempt.
+  bool ended = false;
+};
+// Called on the thread of the store call; must be thread-safe when the store
+// is used from many threads at once.
+using RetryObserver = std::function<void(const RetryNote&)>;
+
+struct StoreOpenOptions {
+  // The most time one store call spends, retries and backoff included (the
+  // S3 backend's deadline, 20 s by default; the directory store's calls do
+  // not wait, so it has no use for one). nullopt: the default.
+  std::optional<Milliseconds> deadline;
+  // Told of each retry (S3); empty: nothing is told.
+  RetryObserver on_retry;
+};
+
+// OpenStore with `options`. Errors: OpenStore's; kInvalidArgument for a
+// deadline that is not positive.
+StatusOr<std::unique_ptr<Store>> OpenStore(const Getenv& getenv, const StoreOpenOptions& options);
 
 }  // namespace carlos

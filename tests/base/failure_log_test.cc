@@ -36,5 +36,21 @@ TEST(FailureLog, OncePerCauseThenOneRecoveryLine) {
   EXPECT_EQ(lines.size(), 4u);
 }
 
+// Failure lines go to the failure Logf (warning priority under the journal),
+// a cause that needs an operator to the one given, the recovery to logf.
+TEST(FailureLog, FailuresAndRecoveryHaveTheirOwnLogf) {
+  FakeClock clock(SystemTime(std::chrono::seconds(1'800'000'000)));
+  std::vector<std::string> info, warn, err;
+  FailureLog log([&](const std::string& l) { info.push_back(l); }, &clock,
+                 [&](const std::string& l) { warn.push_back(l); });
+  log.Failed("refused", "store: refused");
+  log.Failed("conflict", "record: conflict", [&](const std::string& l) { err.push_back(l); });
+  clock.Advance(Milliseconds(61'000));
+  log.Succeeded("store reachable");
+  EXPECT_THAT(warn, ElementsAre("store: refused"));
+  EXPECT_THAT(err, ElementsAre("record: conflict"));
+  EXPECT_THAT(info, ElementsAre("store reachable again after 1m1s"));
+}
+
 }  // namespace
 }  // namespace carlos

@@ -64,6 +64,36 @@ TEST(NearestName, EditDistanceOrTheOnlyPrefix) {
   EXPECT_EQ(NearestName("x", boxes), "");  // Distance 1 is not less than 1.
 }
 
+// Every -h text points only at what the package installs
+// (/usr/share/doc/carlos/{operator,enroll,DESIGN}.md: packaging/CPack.cmake),
+// never at the source tree, and options show what they take.
+TEST(Carlos, HelpPointsOnlyAtShippedDocsAndShowsTypes) {
+  CliRun r = Carlos("--help-all");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("docs/"), std::string::npos);
+  EXPECT_EQ(r.out.find("src/"), std::string::npos);
+  EXPECT_EQ(r.out.find(".h)"), std::string::npos);
+  for (size_t at = r.out.find("/usr/share/doc/carlos/"); at != std::string::npos;
+       at = r.out.find("/usr/share/doc/carlos/", at + 1)) {
+    std::string doc = r.out.substr(at + 22, r.out.find_first_of(" ,;)\n\"", at + 22) - at - 22);
+    EXPECT_TRUE(doc == "operator.md" || doc == "enroll.md" || doc == "DESIGN.md") << doc;
+  }
+  // Every command that talks to the store takes --timeout; a bad one is usage.
+  for (const char* cmd : {"store get", "store put", "store ls", "store rm", "boxes list",
+                          "boxes invite", "boxes enroll", "boxes retire", "boxes auto-enroll",
+                          "boxes rm", "boxes prune", "system join"}) {
+    r = Carlos(std::string(cmd) + " -h");
+    EXPECT_THAT(r.out, ::testing::ContainsRegex("--timeout DURATION")) << cmd;
+  }
+  r = Carlos("system join --timeout soon");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--timeout"));
+  r = Carlos("boxes auto-enroll -h");
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("--every DURATION"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("--workers INT"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("--timeout DURATION"));
+}
+
 TEST(Carlos, AnUnknownSubcommandIsNamedWithTheNearest) {
   CliRun r = Carlos("boxes lst");
   EXPECT_EQ(r.code, 2);

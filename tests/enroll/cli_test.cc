@@ -62,6 +62,13 @@ class CliTest : public ::testing::Test {
     env_["CARLOS_AWS_IID_CERT"] = tmp_.path() + "/aws.pem";
   }
 
+  // The commands run on the real clock: the world's is brought to it, so
+  // that a report the world writes is fresh to them.
+  void ToRealTime() {
+    world_->clock().Advance(
+        std::chrono::duration_cast<Milliseconds>(RealClock()->Now() - world_->clock().Now()));
+  }
+
   TempDir tmp_;
   std::map<std::string, std::string> env_;
   std::unique_ptr<Store> store_;
@@ -69,7 +76,7 @@ class CliTest : public ::testing::Test {
 };
 
 TEST_F(CliTest, EveryCommandHasHelp) {
-  for (const char* cmd : {"auto-enroll", "invite", "enroll", "retire", "list"}) {
+  for (const char* cmd : {"auto-enroll", "invite", "enroll", "retire", "list", "rm", "prune"}) {
     CliRun r = Carlos(std::string("boxes ") + cmd + " -h", {}, tmp_.path());
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_THAT(r.out, HasSubstr("Exit codes: 0 ok")) << cmd;
@@ -108,6 +115,108 @@ TEST_F(CliTest, InviteListRetireFromTheShell) {
   r = Carlos("boxes retire web-9", env_, tmp_.path());
   EXPECT_EQ(r.code, 4);
   EXPECT_THAT(r.out, HasSubstr("carlos boxes retire: web-9 has no identity record"));
+}
+
+TEST_F(CliTest, RmAndPruneSayOnStdoutWhatTheyRemoved) {
+  ToRealTime();
+  TestBox web1 = world_->AddBox("web-1");
+  world_->AddBox("web-2");
+  CliRun r = Carlos("boxes invite web-1", env_, tmp_.path());
+  ASSERT_EQ(r.code, 0) << r.out;
+  world_->PutReport(web1, {.age = Milliseconds(0)});
+  r = Carlos("boxes enroll web-1", env_, tmp_.path());
+  ASSERT_EQ(r.code, 0) << r.out;
+
+  r = Carlos("boxes rm web-1", env_, tmp_.path());
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("carlos boxes rm: web-1 was not removed: it is enrolled"));
+  r = Carlos("boxes rm web-1 --force", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out,
+            "removed web-1: status/boxes/web-1.json, control/enrollments/web-1.json, "
+            "control/invitations/web-1.json, control/boxes/web-1.json\n");
+  r = Carlos("boxes rm web-1", env_, tmp_.path());
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("carlos boxes rm: web-1 has no documents in the deployment store"));
+  r = Carlos("boxes rm", env_, tmp_.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+
+  r = Carlos("boxes retire web-2", env_, tmp_.path());
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = Carlos("boxes prune --retired --older-than 1h", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "no box was retired 1h0m0s ago or more\n");
+  r = Carlos("boxes prune --retired --older-than 0s", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "removed web-2: control/boxes/web-2.json, control/retired/web-2.json\n");
+  r = Carlos("boxes prune --older-than 1h", env_, tmp_.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+  r = Carlos("boxes prune --retired --older-than 3d", env_, tmp_.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--older-than"));
+
+  // A store that does not answer: 1, within --timeout.
+  auto dead = env_;
+  dead.erase("CARLOS_DEPLOYMENT_DIR");
+  dead["CARLOS_DEPLOYMENT_BUCKET"] = "carlos-test";
+  dead["CARLOS_S3_ENDPOINT"] = "http://127.0.0.1:1";
+  dead["AWS_ACCESS_KEY_ID"] = "K";
+  dead["AWS_SECRET_ACCESS_KEY"] = "S";
+  dead["CARLOS_IMDS_ENDPOINT"] = "off";
+  for (const char* cmd : {"boxes rm web-2 --timeout 200ms",
+                          "boxes prune --retired --older-than 1h --timeout 200ms"}) {
+    auto start = std::chrono::steady_clock::now();
+    r = Carlos(cmd, dead, tmp_.path());
+    EXPECT_EQ(r.code, 1) << cmd << ": " << r.out;
+    EXPECT_THAT(r.out, HasSubstr("still failing at the deadline 200ms")) << cmd;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3)) << cmd;
+  }
+  r = Carlos("boxes rm web-2 --timeout 0s", dead, tmp_.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+}
+
+TEST_F(CliTest, ListSaysNoBoxesRejectsABadRegionAndHidesAHostingBoxsOwnEdges) {
+  CliRun r = Carlos("boxes list", env_, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "no boxes\n");
+  r = Carlos("boxes list --region us-west-2", env_, tmp_.path());
+  EXPECT_EQ(r.out, "no boxes in region us-west-2\n");
+  r = Carlos("boxes list --region US_WEST", env_, tmp_.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("US_WEST is not a region label"));
+  r = Carlos("boxes auto-enroll --region 'us west'", env_, tmp_.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+
+  // A hosting box publishes its own edges file: it is not referenced.
+  ToRealTime();
+  TestBox web1 = world_->AddBox("web-1");
+  ASSERT_EQ(Carlos("boxes invite web-1", env_, tmp_.path()).code, 0);
+  world_->PutReport(web1, {.age = Milliseconds(0)});
+  ASSERT_EQ(Carlos("boxes enroll web-1", env_, tmp_.path()).code, 0);
+  world_->PutEdges(web1, {});
+  r = Carlos("boxes list --json", env_, tmp_.path());
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto json = nlohmann::json::parse(r.out);
+  ASSERT_EQ(json["boxes"].size(), 1u);
+  EXPECT_EQ(json["boxes"][0]["stage"], "hosting");
+  EXPECT_EQ(json["boxes"][0]["referenced"], false);
+  EXPECT_EQ(json["boxes"][0]["referenced_by"], nullptr);
+  r = Carlos("boxes list", env_, tmp_.path());
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\nweb-1 .* hosting .* yes +no +-\n"));
+}
+
+TEST_F(CliTest, RetireSaysOnStdoutWhatHappensNext) {
+  world_->AddBox("web-1");
+  auto env = env_;
+  env["CARLOS_JOIN_EVERY"] = "20s";
+  CliRun r = Carlos("boxes retire web-1", env, tmp_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  std::ifstream out(tmp_.path() + "/out");
+  std::string stdout_text(std::istreambuf_iterator<char>(out), {});
+  EXPECT_EQ(stdout_text,
+            "web-1 is retired: it stops hosting at its next check (every 20s), drains and exits; "
+            "guard-exec then keeps it from starting again (exit 3), and it never hosts again "
+            "under this identity record. Once its machine is gone: carlos boxes rm web-1\n");
 }
 
 TEST_F(CliTest, AutoEnrollWithoutTheKeyExplainsWhichVariable) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "world.h"
+
 namespace carlos::enroll {
 namespace {
 
@@ -45,6 +47,50 @@ TEST(EnrollMetrics, CountsDecisionsBoxesAndPasses) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\nin:\n" << text;
   }
   EXPECT_EQ(text.find("kind=\"\""), std::string::npos);  // Nothing to do is no decision.
+}
+
+// Boxes by stage, from a real pass over a store: each box counted at the
+// stage the pass found it (before acting), enrolled boxes as "enrolled".
+TEST(EnrollMetrics, BoxesByStageFromARealPass) {
+  testing::TempDir tmp;
+  std::map<std::string, std::string> env;
+  auto store = testing::MakeStore("dir", tmp.path(), &env);
+  ASSERT_TRUE(store.ok());
+  testing::World w(store->get());
+  testing::LogSink log;
+  auto e = w.MakeEnroller(&log);
+  testing::TestBox web1 = w.AddBox("web-1");
+  ASSERT_TRUE(e->Invite("web-1", false).ok());
+  w.PutReport(web1);
+  ASSERT_TRUE(e->Enroll("web-1").ok());
+  w.AddBox("web-2");
+  ASSERT_TRUE(e->Retire("web-2", "").ok());
+  testing::TestBox web3 = w.AddBox("web-3");
+  w.PutEdges(web3, {});
+  w.AddBox("web-4");
+  w.AddBox("web-5");
+  ASSERT_TRUE(e->Invite("web-5", false).ok());
+
+  EnrollMetrics m(&w.clock());
+  m.Passed(e->Pass(), 0.1);
+  std::string text = m.registry().Render();
+  for (const char* want : {"carlos_enroll_boxes_by_stage{stage=\"enrolled\"} 1\n",
+                           "carlos_enroll_boxes_by_stage{stage=\"retired\"} 1\n",
+                           "carlos_enroll_boxes_by_stage{stage=\"referenced\"} 1\n",
+                           "carlos_enroll_boxes_by_stage{stage=\"recorded\"} 1\n",
+                           "carlos_enroll_boxes_by_stage{stage=\"invited\"} 1\n",
+                           "carlos_enroll_boxes_by_stage{stage=\"guard-ready\"} 0\n",
+                           "carlos_enroll_boxes_by_stage{stage=\"conflict\"} 0\n",
+                           "carlos_enroll_boxes_by_stage{stage=\"unknown\"} 0\n"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\nin:\n" << text;
+  }
+  // The pass invited web-4: the next pass finds it invited.
+  m.Passed(e->Pass(), 0.1);
+  text = m.registry().Render();
+  EXPECT_NE(text.find("carlos_enroll_boxes_by_stage{stage=\"invited\"} 2\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("carlos_enroll_boxes_by_stage{stage=\"recorded\"} 0\n"), std::string::npos)
+      << text;
 }
 
 }  // namespace

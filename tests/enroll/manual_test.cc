@@ -14,27 +14,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-class ManualTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    auto store = MakeStore(GetParam(), tmp_.path(), &env_);
-    if (!store.ok() && GetParam() == "s3") GTEST_SKIP() << store.status().message();
-    ASSERT_TRUE(store.ok()) << store.status().message();
-    store_ = std::move(*store);
-    world_ = std::make_unique<World>(store_.get());
-    enroller_ = world_->MakeEnroller(&log_);
-  }
-
-  World& w() { return *world_; }
-  Enroller& e() { return *enroller_; }
-
-  TempDir tmp_;
-  std::map<std::string, std::string> env_;
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<World> world_;
-  LogSink log_;
-  std::unique_ptr<Enroller> enroller_;
-};
+using ManualTest = BackendTest;
 
 TEST_P(ManualTest, InviteRefusesAReferencedBoxUnlessForcedAndSaysSo) {
   TestBox web1 = w().AddBox("web-1");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <fstream>
 
 #include "enroll/settings.h"
@@ -95,6 +96,63 @@ TEST(WatchTest, APassThatCannotListIsLoggedOnceAndRetried) {
                           "1s",
                           "enroll: connect to 127.0.0.1:1: connection refused; trying again in 15s",
                           "enroll: stopped"));
+}
+
+// A store that is down until `up` is set, then the store it wraps.
+class OutageStore : public Store {
+ public:
+  explicit OutageStore(Store* real) : real_(real) {}
+  StatusOr<Object> Get(std::string_view k) override {
+    if (!up) return Down();
+    return real_->Get(k);
+  }
+  StatusOr<std::string> Put(std::string_view k, std::string_view d, const PutOptions& o) override {
+    if (!up) return Down();
+    return real_->Put(k, d, o);
+  }
+  StatusOr<ListPage> List(std::string_view p, std::string_view t, int n) override {
+    if (!up) return Down();
+    return real_->List(p, t, n);
+  }
+  Status Delete(std::string_view k) override {
+    if (!up) return Down();
+    return real_->Delete(k);
+  }
+  std::string Describe() const override { return "outage"; }
+  std::atomic<bool> up{false};
+
+ private:
+  static Status Down() { return Unavailable("connect to 127.0.0.1:1: connection refused"); }
+  Store* real_;
+};
+
+// docs/enroll.md, "Log lines": an outage is one warning line, whatever its
+// length, and its end one line saying how long it lasted.
+TEST(WatchTest, AnOutageIsOneWarningAndItsEndOneLine) {
+  TempDir tmp;
+  std::map<std::string, std::string> env;
+  auto real = MakeStore("dir", tmp.path(), &env);
+  ASSERT_TRUE(real.ok());
+  OutageStore store(real->get());
+  World w(&store);
+  LogSink log, warnings;
+  auto e = w.MakeEnroller(&log);
+  e->set_warnf(warnings.logf());
+  Stop stop;
+  const SystemTime start = w.clock().Now();
+  w.clock().OnSleep([&](SystemTime now) {
+    if (now - start >= std::chrono::seconds(120)) store.up = true;  // 8 passes of 15 s: 2m0s.
+    if (now - start >= std::chrono::seconds(150)) stop.Request();
+  });
+  ASSERT_TRUE(e->Watch(stop).ok());
+  // The passes' and the change checks' failures have one cause: one line.
+  EXPECT_THAT(
+      warnings.lines(),
+      ElementsAre("enroll: connect to 127.0.0.1:1: connection refused; trying again in 15s"));
+  EXPECT_THAT(log.lines(),
+              ElementsAre("enroll: watching outage every 15s, and on a change seen by a check "
+                          "every 1s",
+                          "enroll: passes run again after 2m0s", "enroll: stopped"));
 }
 
 class SettingsTest : public ::testing::Test {

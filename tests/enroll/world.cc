@@ -244,4 +244,10 @@ void BackendWorldTest::SetUp() {
   world_ = std::make_unique<World>(store_.get());
 }
 
+void BackendTest::SetUp() {
+  BackendWorldTest::SetUp();
+  if (IsSkipped() || HasFatalFailure()) return;
+  enroller_ = world_->MakeEnroller(&log_);
+}
+
 }  // namespace carlos::enroll::testing

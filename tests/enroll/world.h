@@ -147,4 +147,16 @@ class BackendWorldTest : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<World> world_;
 };
 
+// A BackendWorldTest with an enroller of the world's settings logging to
+// log_.
+class BackendTest : public BackendWorldTest {
+ protected:
+  void SetUp() override;
+
+  Enroller& e() { return *enroller_; }
+
+  LogSink log_;
+  std::unique_ptr<Enroller> enroller_;
+};
+
 }  // namespace carlos::enroll::testing

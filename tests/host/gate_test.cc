@@ -127,7 +127,8 @@ TEST(Gate, OpenErrorsAreModeUnknownLoggedOncePerDistinctError) {
                           "agent: mode: mode unknown: the deployment's stores and this box's "
                           "guard: CARLOS_ENROLLMENT_PUBKEY is not set; checking again",
                           "agent: mode: mode unknown: the deployment's stores and this box's "
-                          "guard: open store: connection refused; checking again"));
+                          "guard: open store: connection refused; checking again",
+                          "agent: mode: the mode is known again after 1m15s"));
   EXPECT_EQ(h.clock_.sleeps(), 5);  // Waited once after each failure.
   EXPECT_EQ(h.clock_.Now() - kT0, Milliseconds(5 * 15'000));
 }
@@ -140,6 +141,7 @@ TEST(Gate, SelectErrorsAreLoggedOnceAndWaitedOut) {
   EXPECT_THAT(h.logs_,
               ElementsAre("agent: mode: mode unknown: control/boxes/web-1.json: store down; "
                           "checking again",
+                          "agent: mode: the mode is known again after 45s",
                           "agent: web-1 is joining (recorded): it hosts nothing until it is "
                           "enrolled"));
   EXPECT_EQ(h.opened_, 4u);  // The facts are opened again on every attempt, as the seed does.

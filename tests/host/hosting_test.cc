@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "host/agent_metrics.h"
+
 namespace carlos::host {
 namespace {
 
@@ -82,6 +84,31 @@ TEST(Hosting, Answers200PublishesAndRechecksUntilStopped) {
   EXPECT_FALSE(t.seen_.back().hosting);
   EXPECT_EQ(t.seen_.back().stage, "draining");
   EXPECT_FALSE(t.health_.hosting());
+}
+
+// A SIGTERM drain is told (the agent's mode gauge shows draining), once,
+// when the drain begins: the health check is still hosting then.
+TEST(Hosting, AStopsDrainIsToldWhenItBegins) {
+  HostingHarness t;
+  t.stop_at_ = 30;
+  std::vector<int> drains;
+  t.h_.draining = [&] {
+    drains.push_back(t.Secs());
+    EXPECT_TRUE(t.health_.hosting());
+  };
+  AgentMetrics metrics(&t.clock_);
+  metrics.Decided(ModeDecision{Mode::kHosting, "web-1", Stage::kHosting, ""}, true);
+  auto told = t.h_.draining;
+  t.h_.draining = [&] {
+    told();
+    metrics.Draining();
+  };
+  EXPECT_EQ(RunHosting(t.h_, t.stop_).code(), Code::kCancelled);
+  EXPECT_THAT(drains, ElementsAre(30));
+  std::string text = metrics.registry().Render();
+  EXPECT_NE(text.find("carlos_box_mode{mode=\"draining\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("carlos_box_mode{mode=\"hosting\"} 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("carlos_box_stage{stage=\"hosting\"} 1\n"), std::string::npos) << text;
 }
 
 TEST(Hosting, MayNoLongerHostDrainsAndFails) {

@@ -131,9 +131,12 @@ TEST(Joining, ErrorLineOncePerDistinctError) {
           "agent: joining: mode unknown: control/boxes/web-1.json: store down; checking again",
           "agent: joining: mode unknown: control/boxes/web-1.json: access denied; checking again",
           "agent: joining: mode unknown: control/boxes/web-1.json: store down; checking again",
+          "agent: joining: the mode is known again after 1m15s",
           "agent: joining: web-1: recorded w",
-          // A good decision forgets the last error: the same error is news.
-          "agent: joining: mode unknown: control/boxes/web-1.json: store down; checking again"));
+          // A good decision ends the failure, in one line; the same error
+          // is then news.
+          "agent: joining: mode unknown: control/boxes/web-1.json: store down; checking again",
+          "agent: joining: the mode is known again after 15s"));
   EXPECT_EQ(out.status.code(), Code::kCancelled);
   EXPECT_EQ(out.decision, Join(Stage::kRecorded, "w"));
 }
@@ -303,7 +306,9 @@ TEST(Joining, NudgeTimeIsTakenAfterTheSelection) {
   EXPECT_THAT(h.arms_, ElementsAre(0, 65));
 }
 
-TEST(Joining, NudgeFailuresAreLoggedEachTime) {
+// A nudge that keeps failing (once a minute) is logged once per cause, not
+// at every nudge; its end once.
+TEST(Joining, NudgeFailuresAreLoggedOncePerCause) {
   JoiningHarness h;
   h.arm_result_ = Denied("open /data/system-join-requested: permission denied");
   h.report_result_ = Unavailable("put status/boxes/web-1.json: store down");
@@ -313,15 +318,25 @@ TEST(Joining, NudgeFailuresAreLoggedEachTime) {
   EXPECT_THAT(h.logs_, ElementsAre("agent: joining: web-1: invited i",
                                    "agent: joining: could not ask root to arm the guard: open "
                                    "/data/system-join-requested: permission denied",
-                                   "agent: joining: could not ask root to arm the guard: open "
-                                   "/data/system-join-requested: permission denied",
                                    "agent: joining: web-1: guard-ready r",
-                                   "agent: joining: the guard-ready report was not published: put "
-                                   "status/boxes/web-1.json: store down",
                                    "agent: joining: the guard-ready report was not published: put "
                                    "status/boxes/web-1.json: store down"));
   EXPECT_THAT(h.arms_, ElementsAre(0, 60));
   EXPECT_THAT(h.reports_, ElementsAre(75, 135));
+
+  // The report goes through at the next nudge: one line says so.
+  JoiningHarness again;
+  again.report_result_ = Unavailable("put status/boxes/web-1.json: store down");
+  std::vector<StatusOr<ModeDecision>> ready(6, Join(Stage::kGuardReady, "r"));
+  again.clock_.OnSleep([&](SystemTime) {
+    if (again.Seconds(again.clock_.Now()) == 60) again.report_result_ = OkStatus();
+  });
+  again.Run(ready);
+  EXPECT_THAT(again.logs_,
+              ElementsAre("agent: joining: web-1: guard-ready r",
+                          "agent: joining: the guard-ready report was not published: put "
+                          "status/boxes/web-1.json: store down",
+                          "agent: joining: the guard-ready report is published again after 1m0s"));
 }
 
 // --- The wake and the fast poll (host/wake.h) ---------------------------

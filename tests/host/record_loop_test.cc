@@ -78,6 +78,8 @@ TEST_F(RecordLoopTest, FailuresRetryWithBackoffLoggedOncePerCause) {
   RunRecordLoop(loop_, "web-1", stop_);
   EXPECT_THAT(logs_, ElementsAre("agent: the identity record control/boxes/web-1.json could not "
                                  "be written: IMDS answered 500; trying again in 1s",
+                                 "agent: the identity record control/boxes/web-1.json can be "
+                                 "written again after 15s",
                                  "agent: the identity record control/boxes/web-1.json is written"));
   EXPECT_EQ(clock_.Now() - kT0, Milliseconds(1000 + 2000 + 4000 + 8000));
 }
@@ -128,13 +130,15 @@ TEST_F(RecordLoopTest, ImdsRefusingThenAnsweringIsRetriedThenAttested) {
   };
   RunRecordLoop(loop_, "web-1", stop_);
   std::filesystem::remove_all(sysfs);
-  ASSERT_EQ(logs_.size(), 2u) << ::testing::PrintToString(logs_);
+  ASSERT_EQ(logs_.size(), 3u) << ::testing::PrintToString(logs_);
   EXPECT_THAT(logs_[0], ::testing::HasSubstr(
                             "could not be written: IMDSv2 session token: IMDS at " + o.endpoint +
                             " (PUT /latest/api/token) is not "
                             "answering"));
   EXPECT_THAT(logs_[0], ::testing::HasSubstr("whether this box is on EC2 cannot be told"));
-  EXPECT_EQ(logs_[1], "agent: the identity record control/boxes/web-1.json is written");
+  EXPECT_EQ(logs_[1],
+            "agent: the identity record control/boxes/web-1.json can be written again after 3s");
+  EXPECT_EQ(logs_[2], "agent: the identity record control/boxes/web-1.json is written");
   EXPECT_EQ(builds_, 3);  // At 0 s, 1 s (both refused), 3 s (answered).
   EXPECT_EQ(clock_.Now() - kT0, Milliseconds(1000 + 2000));
   auto parsed = identity::ParseIdentityRecord(store_.objects.at("control/boxes/web-1.json"));
@@ -172,12 +176,37 @@ TEST_F(RecordLoopTest, AnotherKeyIsAConflictLoggedOnceNeverOverwritten) {
                                      other.public_key().ToString() + ") than this box's (" +
                                      key_.public_key().ToString() +
                                      "); it is never overwritten: an operator must retire it or "
-                                     "remove it",
+                                     "remove it (carlos boxes rm web-1)",
+                                 "agent: the identity record control/boxes/web-1.json can be "
+                                 "written again after 1m30s",
                                  "agent: the identity record control/boxes/web-1.json is written"));
   EXPECT_EQ(clock_.Now() - kT0, Milliseconds(3 * 30'000));
   auto parsed = identity::ParseIdentityRecord(store_.objects.at("control/boxes/web-1.json"));
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->doc.public_key, key_.public_key());
+}
+
+// Under the journal (base/log_layout.h): a failure is a warning, a conflict
+// (an operator must act) an error, the rest info.
+TEST_F(RecordLoopTest, FailuresAreWarningsAndAConflictAnError) {
+  std::vector<std::string> warnings, errors;
+  loop_.warnf = [&](const std::string& l) { warnings.push_back(l); };
+  loop_.errf = [&](const std::string& l) { errors.push_back(l); };
+  build_failures_ = 1;
+  RunRecordLoop(loop_, "web-1", stop_);
+  EXPECT_THAT(warnings, ElementsAre("agent: the identity record control/boxes/web-1.json could "
+                                    "not be written: IMDS answered 500; trying again in 1s"));
+  EXPECT_THAT(logs_, ElementsAre("agent: the identity record control/boxes/web-1.json can be "
+                                 "written again after 1s",
+                                 "agent: the identity record control/boxes/web-1.json is written"));
+  logs_.clear();
+  warnings.clear();
+  store_.objects["control/boxes/web-1.json"] = RecordBytes("web-1", Key('o'));
+  clock_.OnSleep([this](SystemTime) { stop_.Request(); });
+  RunRecordLoop(loop_, "web-1", stop_);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], ::testing::HasSubstr("is not this box's"));
+  EXPECT_THAT(warnings, ::testing::IsEmpty());
 }
 
 TEST_F(RecordLoopTest, AForgedOrCorruptRecordIsAConflict) {
@@ -201,9 +230,11 @@ TEST_F(RecordLoopTest, ALostCreateRaceIsResolvedByReadingAgain) {
     return identity::ParseIdentityRecord(raced)->doc;
   };
   RunRecordLoop(loop_, "web-1", stop_);
-  ASSERT_EQ(logs_.size(), 2u);
+  ASSERT_EQ(logs_.size(), 3u);
   EXPECT_THAT(logs_[0], ::testing::HasSubstr("already exists"));
-  EXPECT_EQ(logs_[1], "agent: the identity record control/boxes/web-1.json is in place");
+  EXPECT_EQ(logs_[1],
+            "agent: the identity record control/boxes/web-1.json can be read again after 1s");
+  EXPECT_EQ(logs_[2], "agent: the identity record control/boxes/web-1.json is in place");
   EXPECT_EQ(store_.objects.at("control/boxes/web-1.json"), raced);
 }
 

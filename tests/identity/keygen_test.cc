@@ -90,7 +90,28 @@ TEST_F(KeygenTest, NeedsOutAndHasHelp) {
   EXPECT_NE(h.out.find("--out"), std::string::npos) << h.out;
   Ran missing_dir = Carlos("boxes keygen --out '" + dir_ + "/no/such/dir/k'");
   EXPECT_EQ(missing_dir.exit_code, 1);
-  EXPECT_NE(missing_dir.err.find("was not written"), std::string::npos) << missing_dir.err;
+  // The path the user gave, not the temporary file beside it.
+  EXPECT_EQ(missing_dir.err, "carlos boxes keygen: the enrollment key was not written: create " +
+                                 dir_ + "/no/such/dir/k: No such file or directory\n");
+  Ran both = Carlos("boxes keygen --out a --public b");
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+}
+
+TEST_F(KeygenTest, PublicPrintsAnExistingKeysPublicKey) {
+  std::string path = dir_ + "/enrollment.key";
+  Ran made = Carlos("boxes keygen --out '" + path + "'");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::string before = Must(ReadFileLimited(path, 4096));
+  Ran r = Carlos("boxes keygen --public '" + path + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, made.out);  // The same "ed25519:..." line keygen printed.
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(Must(ReadFileLimited(path, 4096)), before);
+  Ran missing = Carlos("boxes keygen --public '" + dir_ + "/nope.key'");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_NE(missing.err.find("carlos boxes keygen: " + dir_ + "/nope.key: "), std::string::npos)
+      << missing.err;
 }
 
 }  // namespace

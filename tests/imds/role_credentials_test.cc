@@ -68,6 +68,34 @@ TEST(ImdsRoleCredentials, ImdsDisabledIsDeniedNotAPreconditionFailure) {
   (*srv)->Shutdown();
 }
 
+// Off EC2 (no IMDS answers) there is no role to wait for: the error says
+// that no credentials were found and where they were looked for, and is
+// not one a retry mends.
+TEST(ImdsRoleCredentials, NoImdsAtAllIsNoCredentialsFound) {
+  auto srv = net::HttpServer::Start({.address = "127.0.0.1:0"},
+                                    [](const net::HttpRequest&) { return net::HttpResponse{}; });
+  ASSERT_TRUE(srv.ok());
+  int port = (*srv)->port();
+  (*srv)->Shutdown();
+  srv->reset();  // Nothing listens on `port` now: connections are refused.
+  FakeClock clock(TestT0());
+  std::string endpoint = "http://127.0.0.1:" + std::to_string(port);
+  ImdsClient client(ClientOptions(endpoint), &clock);
+  auto c = ImdsRoleCredentials(client)();
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(c.status().message().rfind(
+                "no AWS credentials were found: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are "
+                "not set, and no instance metadata service answered at " +
+                    endpoint + " for an instance role (",
+                0),
+            0u)
+      << c.status().message();
+  EXPECT_NE(c.status().message().find("Off EC2, set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+            std::string::npos);
+  EXPECT_EQ(c.status().message().find("enable"), std::string::npos);
+}
+
 TEST(ImdsRoleCredentials, OffInstallsNothing) {
   FakeClock clock(TestT0());
   auto off = std::make_shared<ImdsClient>(

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <fstream>
+
 #include "base/files.h"
 #include "store/aws_credentials.h"
 #include "store/s3_store.h"
@@ -286,6 +289,58 @@ TEST(StoreCommandTest, GetPutLsRm) {
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_THAT(help.out, HasSubstr("3 precondition failed"));
   EXPECT_THAT(help.out, HasSubstr("4 not found"));
+}
+
+// Failing fast from the shell: --timeout bounds a dead endpoint's wait; on a
+// terminal one progress line is redrawn while it retries (none otherwise);
+// off EC2 with no keys the error says no credentials were found.
+TEST(StoreCommand, TimeoutProgressAndNoCredentials) {
+  ASSERT_FALSE(CarlosBin().empty()) << "CARLOS_BIN is not set";
+  std::string endpoint = "http://127.0.0.1:" + std::to_string(UnusedPort());
+  std::map<std::string, std::string> env = {{"CARLOS_DEPLOYMENT_BUCKET", "carlos-test"},
+                                            {"CARLOS_S3_ENDPOINT", endpoint},
+                                            {"AWS_ACCESS_KEY_ID", "K"},
+                                            {"AWS_SECRET_ACCESS_KEY", "S"}};
+  auto start = std::chrono::steady_clock::now();
+  auto dead = RunCarlos({"store", "ls", "--timeout", "300ms"}, env, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_EQ(dead.exit_code, 1);
+  EXPECT_THAT(dead.err, HasSubstr("still failing at the deadline 300ms"));
+  EXPECT_THAT(dead.err, ::testing::Not(HasSubstr("attempt")));  // Not a terminal.
+  EXPECT_EQ(std::count(dead.err.begin(), dead.err.end(), '\n'), 1) << dead.err;
+
+  // On a terminal (script(1) gives the command one): the progress line.
+  std::string cmd = "env -i";
+  for (const auto& [k, v] : env) cmd += " " + k + "=" + v;
+  cmd += " " + CarlosBin() + " store ls --timeout 1s";
+  TempDir tmp;
+  std::string typescript = tmp.path() + "/typescript";
+  std::string run = "script -qec '" + cmd + "' " + typescript + " >/dev/null 2>&1";
+  EXPECT_EQ(std::system(run.c_str()) >> 8, 1);
+  std::ifstream in(typescript);
+  std::string tty((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_THAT(tty, HasSubstr("\r\033[Kcarlos store ls: s3://carlos-test (endpoint " + endpoint +
+                             "): LIST \"\": attempt 1 failed: "));
+  EXPECT_THAT(tty, HasSubstr("; next try in "));
+  // Erased before the error line.
+  EXPECT_THAT(tty, HasSubstr("\r\033[Kcarlos store: s3://carlos-test"));
+
+  auto zero = RunCarlos({"store", "ls", "--timeout", "0s"}, env, "");
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  EXPECT_THAT(zero.err, HasSubstr("--timeout"));
+
+  // No AWS_* keys, and no IMDS answering: no credentials, at once.
+  env.erase("AWS_ACCESS_KEY_ID");
+  env.erase("AWS_SECRET_ACCESS_KEY");
+  env["CARLOS_IMDS_ENDPOINT"] = "http://127.0.0.1:" + std::to_string(UnusedPort());
+  start = std::chrono::steady_clock::now();
+  auto nocreds = RunCarlos({"store", "ls"}, env, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(nocreds.exit_code, 1);
+  EXPECT_THAT(nocreds.err, HasSubstr("no AWS credentials were found: AWS_ACCESS_KEY_ID and "
+                                     "AWS_SECRET_ACCESS_KEY are not set, and no instance "
+                                     "metadata service answered at"));
+  EXPECT_THAT(nocreds.err, ::testing::Not(HasSubstr("enable")));
 }
 
 }  // namespace
